@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createLogger } from './core/logger.js';
+import { executeTool, findTool, listTools, type AnyToolServer } from './core/registry.js';
+import { isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
+import { startSandbox, type RunningSandbox } from './sandbox/server.js';
+import { findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerSettingsInput } from './servers.js';
+
+const DEFAULT_HTTP_PORT = 3000;
+const DEFAULT_SANDBOX_PORT = 4010;
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return port;
+}
+
+function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+interface ServeFlags extends ServerSettingsInput {
+  transport: 'stdio' | 'http';
+  host: string;
+  port: number;
+  sandbox?: boolean;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+}
+
+const logger = createLogger();
+
+async function maybeSandbox(enabled: boolean | undefined): Promise<RunningSandbox | undefined> {
+  if (!enabled) return undefined;
+  const sandbox = await startSandbox({ port: 0 });
+  logger.info({ url: sandbox.url }, 'sandbox started in-process');
+  return sandbox;
+}
+
+function addServeOptions(command: Command, withTransport: boolean): Command {
+  if (withTransport) {
+    command.addOption(new Option('--transport <transport>', 'how clients connect').choices(['stdio', 'http']).default('stdio'));
+  }
+  return command
+    .option('--host <host>', 'HTTP bind address (loopback by default)', '127.0.0.1')
+    .option('--port <port>', 'HTTP port', parsePort, DEFAULT_HTTP_PORT)
+    .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
+    .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
+    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
+}
+
+function addCredentialOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'API base URL (IncidentOps: INCIDENTOPS_BASE_URL)')
+    .option('--region <region>', 'IncidentOps region us|eu (INCIDENTOPS_REGION)')
+    .option('--access-token <token>', 'OAuth access token (prefer INCIDENTOPS_ACCESS_TOKEN: flags show up in process lists)')
+    .option('--api-token <token>', 'IncidentOps REST API key (prefer INCIDENTOPS_API_TOKEN)');
+}
+
+function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
+  const out: ServerSettingsInput = {};
+  if (flags.baseUrl) out.baseUrl = flags.baseUrl;
+  if (flags.region) out.region = flags.region;
+  if (flags.accessToken) out.accessToken = flags.accessToken;
+  if (flags.apiToken) out.apiToken = flags.apiToken;
+  return out;
+}
+
+async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean): Promise<void> {
+  if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: anyone who can reach it can use these tools');
+  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server }));
+  const running = await serveOverHttp({
+    host: flags.host,
+    port: flags.port,
+    mounts,
+    logger,
+    ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
+    ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+  });
+  process.stderr.write(describeEndpoints(running.endpoints));
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer }[]): string {
+  const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
+  for (const { url, server } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${server.tools.length} tools)`);
+  const entries = (shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(url)]));
+  lines.push('', 'Cursor (~/.cursor/mcp.json):', JSON.stringify({ mcpServers: entries((url) => ({ url })) }, null, 2));
+  lines.push('', 'VS Code (.vscode/mcp.json):', JSON.stringify({ servers: entries((url) => ({ type: 'http', url })) }, null, 2));
+  lines.push('', 'Claude Code:');
+  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${url}`);
+  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):');
+  lines.push(JSON.stringify({ mcpServers: entries((url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url] })) }, null, 2), '');
+  return lines.join('\n') + '\n';
+}
+
+const program = new Command()
+  .name('toolservers')
+  .description('MCP tool servers for IncidentOps (incident management) and CanvasApi (whiteboards).')
+  .version(PACKAGE_VERSION)
+  .showHelpAfterError();
+
+for (const entry of SERVERS) {
+  const command = program.command(entry.id).description(`serve the ${entry.name} tools (stdio by default)`);
+  addCredentialOptions(addServeOptions(command, true)).action(async (flags: ServeFlags) => {
+    const sandbox = await maybeSandbox(flags.sandbox);
+    const server = entry.create(settingsFrom(flags), logger, sandbox);
+    if (flags.transport === 'stdio') {
+      serveOverStdio(server);
+      logger.info({ server: entry.name, tools: server.tools.length }, 'serving over stdio');
+    } else {
+      await serveHttp([server], flags, true);
+    }
+  });
+}
+
+addCredentialOptions(
+  addServeOptions(program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp)'), false),
+).action(async (flags: ServeFlags) => {
+  const sandbox = await maybeSandbox(flags.sandbox);
+  const servers = SERVERS.map((entry) => entry.create(settingsFrom(flags), logger, sandbox));
+  await serveHttp(servers, flags, false);
+  if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
+});
+
+program
+  .command('sandbox')
+  .description('run the built-in platform emulators standalone')
+  .option('--host <host>', 'bind address', '127.0.0.1')
+  .option('--port <port>', 'port', parsePort, DEFAULT_SANDBOX_PORT)
+  .option('--token <token>', 'access token the emulators accept', 'sandbox-token')
+  .option('--users <n>', 'number of IncidentOps users to generate', parsePositiveInt)
+  .option('--latency <ms>', 'artificial latency per request', parsePositiveInt, 0)
+  .action(async (flags: { host: string; port: number; token: string; users?: number; latency: number }) => {
+    const sandbox = await startSandbox({
+      host: flags.host,
+      port: flags.port,
+      token: flags.token,
+      latencyMs: flags.latency,
+      ...(flags.users !== undefined ? { incidentops: { users: flags.users } } : {}),
+    });
+    process.stdout.write(
+      [
+        `Sandbox running at ${sandbox.url}`,
+        `  IncidentOps base URL: ${sandbox.incidentops.baseUrl}`,
+        `  Access token:         ${sandbox.incidentops.token}`,
+        '',
+        'Point a server at it, for example:',
+        `  INCIDENTOPS_BASE_URL=${sandbox.incidentops.baseUrl} INCIDENTOPS_ACCESS_TOKEN=${sandbox.incidentops.token} toolservers incidentops`,
+        '',
+      ].join('\n'),
+    );
+    const stop = () => void sandbox.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('tools')
+  .description('list the tools of one server or of all')
+  .argument('[server]', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+  .option('--json', 'print the full definitions (input schemas and annotations) as JSON')
+  .action((serverId: string | undefined, flags: { json?: boolean }) => {
+    const entries = serverId ? [requireServer(serverId)] : SERVERS;
+    const all = entries.flatMap((entry) => listTools(entry.create({}, logger)));
+    if (flags.json) {
+      process.stdout.write(JSON.stringify(all, null, 2) + '\n');
+      return;
+    }
+    for (const tool of all) process.stdout.write(`${tool.name.padEnd(40)} ${tool.title}\n`);
+  });
+
+addCredentialOptions(
+  program
+    .command('call')
+    .description("run one tool and print its result as JSON, e.g. toolservers call IncidentOps.ListIncidents '{\"status\":\"triggered\"}' --sandbox")
+    .argument('<tool>', 'tool name, e.g. IncidentOps.WhoAmI')
+    .argument('[arguments]', 'JSON object with the arguments', '{}')
+    .option('--sandbox', 'run against the built-in sandbox'),
+).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
+  const entry = serverForTool(toolName);
+  if (!entry) fail(`Unknown tool "${toolName}". Run \`toolservers tools\` to list them.`);
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch (error) {
+    fail(`The arguments are not valid JSON: ${(error as Error).message}`);
+  }
+  const sandbox = await maybeSandbox(flags.sandbox);
+  const server = entry.create(settingsFrom(flags), logger, sandbox);
+  const tool = findTool(server, toolName);
+  if (!tool) fail(`Unknown tool "${toolName}". Run \`toolservers tools ${entry.id}\` to list them.`);
+  const result = await executeTool(server, tool, args, new AbortController().signal);
+  const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+  process.stdout.write(JSON.stringify(result.structuredContent ?? JSON.parse(text || '{}'), null, 2) + '\n');
+  await sandbox?.close();
+  process.exitCode = result.isError ? 1 : 0;
+});
+
+function requireServer(id: string): ServerEntry {
+  const entry = findServer(id);
+  if (!entry) fail(`Unknown server "${id}". Choose one of: ${SERVERS.map((s) => s.id).join(', ')}.`);
+  return entry;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

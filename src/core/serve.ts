@@ -1,0 +1,116 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import type { Logger } from './logger.js';
+import { mcpServerFactory, type AnyToolServer } from './registry.js';
+
+/** Serves one tool server over stdio; both protocol eras (2025 `initialize` and 2026-07-28). */
+export function serveOverStdio(server: AnyToolServer): StdioServerHandle {
+  return serveStdio(mcpServerFactory(server), {
+    onerror: (error) => server.logger.warn({ err: error.message }, 'stdio transport error'),
+  });
+}
+
+export interface HttpMount {
+  /** URL path of the MCP endpoint, e.g. `/mcp` or `/incidentops/mcp`. */
+  path: string;
+  server: AnyToolServer;
+}
+
+export interface HttpServeOptions {
+  host: string;
+  port: number;
+  mounts: HttpMount[];
+  logger: Logger;
+  /** Extra hostnames accepted in the Host header (loopback names are always accepted). */
+  allowedHosts?: string[];
+  /** Extra hostnames accepted in the Origin header (loopback origins are always accepted). */
+  allowedOrigins?: string[];
+}
+
+export interface RunningHttpServer {
+  /** Base URL, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** Full MCP endpoint URL per mount path. */
+  endpoints: { path: string; url: string; server: AnyToolServer }[];
+  http: Server;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Stateless Streamable HTTP: a fresh server instance per request from the same factory, so
+ * 2026-07-28 clients and 2025-era clients (through the SDK's stateless legacy leg) share one endpoint.
+ * Host and Origin headers are checked before anything else to stop DNS-rebinding attacks.
+ */
+export async function serveOverHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
+  const { logger } = options;
+  const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
+  const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
+  const validateHost = hostHeaderValidation(hosts);
+  const validateOrigin = originValidation(origins);
+
+  const routes = new Map(
+    options.mounts.map((mount) => {
+      const handler = createMcpHandler(mcpServerFactory(mount.server), {
+        onerror: (error) => logger.debug({ path: mount.path, err: error.message }, 'MCP request rejected'),
+      });
+      return [mount.path, toNodeHandler(handler)] as const;
+    }),
+  );
+
+  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!validateHost(req, res) || !validateOrigin(req, res)) {
+      logger.warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
+      return;
+    }
+    if (path === '/health') {
+      sendJson(res, 200, { status: 'ok', servers: options.mounts.map((m) => ({ name: m.server.name, path: m.path, tools: m.server.tools.length })) });
+      return;
+    }
+    const route = routes.get(path);
+    if (!route) {
+      sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${[...routes.keys()].join(', ')}` });
+      return;
+    }
+    route(req, res).catch((error: unknown) => {
+      logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const displayHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${displayHost}:${address.port}`;
+  return {
+    url,
+    endpoints: options.mounts.map((mount) => ({ path: mount.path, url: `${url}${mount.path}`, server: mount.server })),
+    http,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import type { Logger } from './logger.js';
+
+/** The four behaviour hints every tool states explicitly (none is left to client defaults). */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a handler gets besides its arguments. */
+export interface ToolContext<Deps> {
+  /** Aborted when the MCP client cancels the request or the connection ends. */
+  signal: AbortSignal;
+  logger: Logger;
+  /** Server-specific services (API client, caches), built once per server process. */
+  deps: Deps;
+}
+
+/**
+ * One tool: everything the registry needs to list it and to call it.
+ * `input` must be a strict zod object whose every field has a description;
+ * `output` describes `structuredContent` of a successful result.
+ */
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodType = z.ZodType, Deps = unknown> {
+  name: string;
+  title: string;
+  description: string;
+  /** Grouping used for filtering (for example `incidents`, `boards`). */
+  toolset: string;
+  input: Input;
+  output: Output;
+  hints: ToolHints;
+  /** Whether the tool needs platform credentials (false for purely local modes). Defaults to true. */
+  needsCredentials?: (args: z.output<Input>) => boolean;
+  handler: (args: z.output<Input>, context: ToolContext<Deps>) => Promise<z.output<Output>>;
+}
+
+/** A tool with its types erased, as stored in a registry. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition<Deps = any> = ToolDefinition<z.ZodObject, z.ZodType, Deps>;
+
+/** Identity helper that keeps the handler's argument types inferred from `input`. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodType, Deps>(
+  tool: ToolDefinition<Input, Output, Deps>,
+): ToolDefinition<Input, Output, Deps> {
+  return tool;
+}
+
+export const READ_ONLY_HINTS: ToolHints = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+});

@@ -1,0 +1,94 @@
+import { DateTime, IANAZone } from 'luxon';
+import { z } from 'zod';
+
+/** The platform refuses `offset + limit` above this (classic pagination cap). */
+export const MAX_PAGE_WINDOW = 10_000;
+
+export const limitParam = z.number().int().min(1).max(50).default(10).describe('Page size: 1 to 50 items (default 10).');
+
+export const offsetParam = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .describe('Items to skip, for the next page use `next_offset` from the previous result. offset + limit must not exceed 10000.');
+
+export const timeZoneParam = z
+  .string()
+  .refine((zone) => IANAZone.isValidZone(zone), {
+    message: 'must be an IANA time zone name such as "America/New_York", "Europe/Berlin" or "Etc/UTC"',
+  })
+  .optional()
+  .describe('IANA time zone for rendered times, e.g. "Europe/Berlin". Defaults to the account time zone.');
+
+export function isoTimeParam(description: string) {
+  return z
+    .string()
+    .refine((value) => parseIsoTime(value) !== undefined, {
+      message: 'must be an ISO 8601 date or date-time such as "2026-05-06", "2026-05-06T17:00Z" or "2026-05-06T03:30:00-07:00"',
+    })
+    .optional()
+    .describe(description);
+}
+
+export function idsParam(what: string) {
+  return z
+    .array(z.string().trim().min(1))
+    .max(100)
+    .optional()
+    .describe(`Only ${what} with these IDs (any of them), e.g. ["PABC123"].`);
+}
+
+export function idParam(what: string) {
+  return z.string().trim().min(1).describe(`ID of the ${what}, e.g. "PABC123".`);
+}
+
+/** Parses ISO 8601 (date, date-time, with or without offset); undefined when invalid. */
+export function parseIsoTime(value: string): DateTime | undefined {
+  const parsed = DateTime.fromISO(value.trim(), { setZone: true });
+  return parsed.isValid ? parsed : undefined;
+}
+
+interface WindowRules {
+  /** Longest allowed span between since and until, in days. */
+  maxSpanDays?: number;
+  /** How far into the future `until` may reach, in days. */
+  maxFutureDays?: number;
+  /** Used when `until` is omitted to check the span (the platform's own default is now). */
+  now?: () => Date;
+}
+
+/** Cross-field checks for pagination and time windows, as zod refinements on the tool's input. */
+export function checkPageWindow(args: { limit: number; offset: number }, ctx: z.RefinementCtx): void {
+  if (args.offset + args.limit > MAX_PAGE_WINDOW) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['offset'],
+      message: `offset + limit must not exceed ${MAX_PAGE_WINDOW} (got ${args.offset} + ${args.limit}); narrow the filters or time range instead of paging further`,
+    });
+  }
+}
+
+export function checkTimeWindow(args: { since?: string | undefined; until?: string | undefined }, ctx: z.RefinementCtx, rules: WindowRules = {}): void {
+  const since = args.since !== undefined ? parseIsoTime(args.since) : undefined;
+  const until = args.until !== undefined ? parseIsoTime(args.until) : undefined;
+  if ((args.since !== undefined && !since) || (args.until !== undefined && !until)) return; // reported by the field itself
+  const now = DateTime.fromJSDate((rules.now ?? (() => new Date()))());
+  if (since && until && since >= until) {
+    ctx.addIssue({ code: 'custom', path: ['until'], message: `must be later than since (got since ${args.since}, until ${args.until})` });
+    return;
+  }
+  if (rules.maxSpanDays !== undefined && since) {
+    const end = until ?? now;
+    if (end.diff(since, 'days').days > rules.maxSpanDays) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['since'],
+        message: `the time range may span at most ${rules.maxSpanDays} days${until ? '' : ' (until defaults to now)'}; narrow it`,
+      });
+    }
+  }
+  if (rules.maxFutureDays !== undefined && until && until.diff(now, 'days').days > rules.maxFutureDays) {
+    ctx.addIssue({ code: 'custom', path: ['until'], message: `may be at most ${rules.maxFutureDays} days in the future` });
+  }
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { API_PAGE_SIZE } from '../api.js';
+import { incidentOpsTool } from '../deps.js';
+import { checkPageWindow, limitParam, offsetParam, timeZoneParam } from '../params.js';
+import { page, pageFields, recordSchema, shapeOncall, shapeSchedule } from '../shape.js';
+
+export default incidentOpsTool({
+  name: 'IncidentOps.ListSchedules',
+  title: 'List schedules with who is on call now',
+  description:
+    'On-call schedules by name, each with `on_call_now`: the users on call on it at this moment with their shift start and end (not the full member list).',
+  toolset: 'schedules',
+  input: z.strictObject({ limit: limitParam, offset: offsetParam, time_zone: timeZoneParam }).superRefine(checkPageWindow),
+  output: z.object({ schedules: z.array(recordSchema), ...pageFields }),
+  handler: async (args, { deps, signal }) => {
+    const result = await deps.api.listPage('/schedules', 'schedules', { limit: args.limit, offset: args.offset, time_zone: args.time_zone }, signal);
+    const ids = result.items.map((s) => String(s.id));
+    // One /oncalls query for the whole page of schedules (paged itself only if it overflows).
+    const oncalls = ids.length
+      ? (await deps.api.listAll('/oncalls', 'oncalls', { 'schedule_ids[]': ids, time_zone: args.time_zone, limit: API_PAGE_SIZE }, signal)).items
+      : [];
+    const bySchedule = new Map<string, Map<string, Record<string, unknown>>>();
+    for (const oncall of oncalls) {
+      const scheduleId = (oncall.schedule as { id?: string } | null)?.id;
+      if (!scheduleId) continue;
+      const shift = shapeOncall(oncall);
+      // A schedule used by several policies or levels yields one entry per use: keep one per user and shift.
+      const key = `${(shift.user as { id?: string } | undefined)?.id}|${String(shift.start)}|${String(shift.end)}`;
+      const entries = bySchedule.get(scheduleId) ?? new Map();
+      if (!entries.has(key)) entries.set(key, { user: shift.user, start: shift.start, end: shift.end });
+      bySchedule.set(scheduleId, entries);
+    }
+    const schedules = result.items.map((schedule) => ({
+      ...shapeSchedule(schedule),
+      on_call_now: [...(bySchedule.get(String(schedule.id))?.values() ?? [])],
+    }));
+    return { schedules: schedules, ...page(args.limit, args.offset, result.more, result.items.length) };
+  },
+});

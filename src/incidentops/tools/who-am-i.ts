@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { incidentOpsTool } from '../deps.js';
+import { recordSchema, shapeOncall, shapeUser } from '../shape.js';
+
+/** How far ahead WhoAmI looks for the next shift (the platform allows at most 90 days). */
+export const NEXT_SHIFT_WINDOW_DAYS = 89;
+
+export default incidentOpsTool({
+  name: 'IncidentOps.WhoAmI',
+  title: 'Who am I (profile and on-call status)',
+  description:
+    'Profile of the signed-in IncidentOps user (name, e-mail, role, time zone, teams) with the on-call shifts they hold right now and their next upcoming shift within 89 days.',
+  toolset: 'users',
+  input: z.strictObject({}),
+  output: z.object({
+    user: recordSchema,
+    on_call_now: z.boolean(),
+    current_shifts: z.array(z.looseObject({})),
+    next_shift: z.looseObject({}).optional(),
+  }),
+  handler: async (_args, { deps, signal }) => {
+    const user = await deps.api.getOne('/users/me', {}, 'user', signal, 'the current user');
+    const userId = String(user.id);
+    const now = deps.now();
+    const until = new Date(now.getTime() + NEXT_SHIFT_WINDOW_DAYS * 86_400_000);
+    // earliest=true keeps one shift per (policy, level): the current one if on call, else the next one.
+    const { items } = await deps.api.listAll('/oncalls', 'oncalls', { 'user_ids[]': [userId], since: now.toISOString(), until: until.toISOString(), earliest: true }, signal);
+    const shifts = items.map(shapeOncall);
+    const isCurrent = (s: Record<string, unknown>) => s.permanent === true || (typeof s.start === 'string' && Date.parse(s.start) <= now.getTime());
+    const current = shifts.filter(isCurrent);
+    const upcoming = shifts.filter((s) => !isCurrent(s)).sort((a, b) => Date.parse(String(a.start)) - Date.parse(String(b.start)));
+    return {
+      user: shapeUser(user),
+      on_call_now: current.length > 0,
+      current_shifts: current,
+      ...(upcoming[0] ? { next_shift: upcoming[0] } : {}),
+    };
+  },
+});

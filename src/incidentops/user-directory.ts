@@ -1,0 +1,72 @@
+import type { IncidentOpsApi } from './api.js';
+
+type Json = Record<string, unknown>;
+
+/** How long the fetched user directory is reused before it is fetched again. */
+export const DIRECTORY_TTL_MS = 5 * 60_000;
+/** Parallel page requests while fetching the directory. */
+export const DIRECTORY_CONCURRENCY = 4;
+
+export interface Directory {
+  users: Json[];
+  /** The platform's offset cap (10,000) cut the directory short. */
+  truncated: boolean;
+  total?: number;
+  fetchedAt: number;
+}
+
+/**
+ * All users of the account, fetched 100 per request (the remaining pages in parallel once
+ * the total is known) and cached for a few minutes; concurrent callers share one fetch.
+ */
+export class UserDirectory {
+  private cached?: Directory;
+  private inflight?: Promise<Directory>;
+
+  constructor(
+    private readonly api: IncidentOpsApi,
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs: number = DIRECTORY_TTL_MS,
+  ) {}
+
+  async get(signal: AbortSignal): Promise<Directory> {
+    if (this.cached && this.now() - this.cached.fetchedAt < this.ttlMs) return this.cached;
+    if (!this.inflight) {
+      // The shared fetch must not die with the first caller's cancellation.
+      const controller = new AbortController();
+      this.inflight = this.api
+        .listAll('/users', 'users', {}, controller.signal, { concurrency: DIRECTORY_CONCURRENCY })
+        .then(({ items, truncated, total }) => {
+          const directory: Directory = { users: items, truncated, fetchedAt: this.now(), ...(total !== undefined ? { total } : {}) };
+          this.cached = directory;
+          return directory;
+        })
+        .finally(() => {
+          this.inflight = undefined;
+        });
+    }
+    return abortable(this.inflight, signal);
+  }
+
+  clear(): void {
+    this.cached = undefined;
+  }
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The catalogue of tool servers this package ships, and how each one is built from
+ * settings. The CLI and tests go through here; the core stays platform-neutral.
+ */
+import { createRequire } from 'node:module';
+import type { Logger } from './core/logger.js';
+import type { AnyToolServer } from './core/registry.js';
+import { createIncidentOpsServer } from './incidentops/index.js';
+import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from './incidentops/settings.js';
+import type { RunningSandbox } from './sandbox/server.js';
+
+export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export type ServerId = 'incidentops';
+
+export interface ServerSettingsInput {
+  accessToken?: string;
+  apiToken?: string;
+  baseUrl?: string;
+  region?: string;
+}
+
+export interface ServerEntry {
+  id: ServerId;
+  name: string;
+  /** Environment variables the server reads, for help texts. */
+  env: Record<string, string>;
+  create(input: ServerSettingsInput, logger: Logger, sandbox?: RunningSandbox): AnyToolServer;
+}
+
+export const SERVERS: readonly ServerEntry[] = [
+  {
+    id: 'incidentops',
+    name: 'IncidentOps',
+    env: { ...INCIDENTOPS_ENV },
+    create(input, logger, sandbox) {
+      const flags: IncidentOpsSettingsInput = sandbox
+        ? // The sandbox gets its own token: real credentials are never sent to it.
+          { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token }
+        : input;
+      const env = sandbox ? {} : process.env;
+      return createIncidentOpsServer({ settings: resolveIncidentOpsSettings(flags, env), logger, version: PACKAGE_VERSION });
+    },
+  },
+];
+
+export function findServer(id: string): ServerEntry | undefined {
+  return SERVERS.find((server) => server.id === id.toLowerCase());
+}
+
+/** The server whose tools carry this name prefix (`IncidentOps.WhoAmI` -> incidentops). */
+export function serverForTool(toolName: string): ServerEntry | undefined {
+  const prefix = toolName.split('.')[0]?.toLowerCase();
+  return SERVERS.find((server) => server.name.toLowerCase() === prefix);
+}

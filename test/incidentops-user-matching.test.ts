@@ -1,0 +1,346 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+
+import {
+  AUTO_ACCEPT_MARGIN,
+  AUTO_ACCEPT_THRESHOLD,
+  chooseAutoAccept,
+  createUserIndex,
+  normalizeText,
+  rankUsers,
+  type MatchCandidate,
+  type UserMatch,
+} from '../src/incidentops/user-matching.js';
+
+interface User extends MatchCandidate {
+  team: string;
+}
+
+const u = (id: string, name: string, email: string): User => ({ id, name, email, team: 'ops' });
+
+const USERS: User[] = [
+  u('u01', 'Alex Johnson', 'alex.johnson@acme.example'),
+  u('u02', 'Alexa Johnston', 'alexa.johnston@acme.example'),
+  u('u03', 'Alex Jonson', 'ajonson@acme.example'),
+  u('u04', 'Maria Garcia', 'maria.garcia@acme.example'),
+  u('u05', 'María García-López', 'mgarcialopez@acme.example'),
+  u('u06', 'Chris Lee', 'chris.lee@acme.example'),
+  u('u07', 'Christine Lee', 'clee@acme.example'),
+  u('u08', 'Jane Doe', 'jane.doe@acme.example'),
+  u('u09', 'John Doe', 'jdoe@acme.example'),
+  u('u10', 'John Smith', 'john.smith@acme.example'),
+  u('u11', 'Priya Patel', 'priya.patel@globex.example'),
+  u('u12', 'Raj Patel', 'rpatel@globex.example'),
+  u('u13', "Kathleen O'Brien", 'kobrien@globex.example'),
+  u('u14', 'Lee Wong', 'lee.wong@globex.example'),
+  u('u15', 'Sam Taylor', 'sam.taylor@initech.example'),
+  u('u16', 'Samantha Green', 'sgreen@initech.example'),
+  u('u17', 'Zoë Müller', 'zoe.mueller@initech.example'),
+  u('u18', 'Björn Andersson', 'bjorn@initech.example'),
+  u('u19', 'Wei Zhang', 'wei.zhang@acme.example'),
+  u('u20', 'Li Zhang', 'lzhang@globex.example'),
+  u('u21', 'Fatima Al-Sayed', 'fatima.alsayed@acme.example'),
+  u('u22', 'Oluwaseun Adeyemi', 'seun.adeyemi@acme.example'),
+  u('u23', 'Hiroshi Tanaka', 'htanaka@initech.example'),
+  u('u24', 'Emily Chen', 'emily.chen@acme.example'),
+  u('u25', 'Emma Chen', 'echen@globex.example'),
+  u('u26', 'Michael Brown', 'mbrown@acme.example'),
+  u('u27', 'Michelle Brown', 'michelle.b@globex.example'),
+  u('u28', 'David Kim', 'dkim@acme.example'),
+  u('u29', 'Daniel Kim', 'daniel.kim@initech.example'),
+  u('u30', "Sarah O'Connor", 'sarah.oconnor@acme.example'),
+  u('u31', 'Tom Nguyen', 'tom.nguyen@acme.example'),
+  u('u32', 'Thomas Nguyen-Tran', 'tnguyentran@globex.example'),
+  u('u33', 'Olivia Martin', 'olivia.martin@acme.example'),
+  u('u34', 'Lucas Martin', 'lucas@martin.example'),
+  u('u35', 'Noah Williams', 'noah.w@acme.example'),
+  u('u36', 'Ava Wilson', 'ava.wilson@initech.example'),
+  u('u37', 'Ethan Moore', 'emoore@acme.example'),
+  u('u38', 'Isabella Rossi', 'isabella.rossi@globex.example'),
+  u('u39', 'Mateo Fernández', 'mateo.fernandez@acme.example'),
+  u('u40', 'Grace Hopper', 'ghopper@navy.example'),
+  u('u41', 'Jan Novák', 'jan.novak@initech.example'),
+];
+
+interface Case {
+  query: string;
+  /** Expected top user id, 'ambiguous' (several users tie near the top) or 'no match'. */
+  top: string;
+  accept: boolean;
+  /** For 'ambiguous': ids that must all appear among the close leaders. */
+  among?: string[];
+  exact?: boolean;
+  on?: 'name' | 'email';
+}
+
+const CASES: Case[] = [
+  // exact names / e-mails
+  { query: 'Alex Johnson', top: 'u01', accept: true, exact: true, on: 'name' },
+  { query: 'Alexa Johnston', top: 'u02', accept: true, exact: true },
+  { query: 'Alex Jonson', top: 'u03', accept: true, exact: true },
+  { query: 'Chris Lee', top: 'u06', accept: true, exact: true },
+  { query: 'Tom Nguyen', top: 'u31', accept: true, exact: true },
+  { query: 'emily chen', top: 'u24', accept: true, exact: true },
+  { query: 'Fatima Al-Sayed', top: 'u21', accept: true, exact: true },
+  { query: 'jane.doe@acme.example', top: 'u08', accept: true, exact: true, on: 'email' },
+  { query: 'JDOE@ACME.EXAMPLE', top: 'u09', accept: true, exact: true, on: 'email' },
+  // case / accents
+  { query: 'zoe muller', top: 'u17', accept: true, exact: true },
+  { query: 'MARÍA GARCÍA-LÓPEZ', top: 'u05', accept: true, exact: true },
+  { query: '  maria   garcia ', top: 'u04', accept: false, exact: true }, // María García-López shares both words
+  { query: 'garcia', top: 'ambiguous', among: ['u04', 'u05'], accept: false },
+  { query: 'Björn', top: 'u18', accept: true },
+  // typos
+  { query: 'Jhon Smtih', top: 'u10', accept: false },
+  { query: 'Cristine Lee', top: 'u07', accept: false },
+  { query: 'Michele Brown', top: 'u27', accept: false },
+  { query: 'Alex Jonhson', top: 'ambiguous', among: ['u01', 'u03'], accept: false }, // one edit from both
+  { query: 'Fatima Alsayed', top: 'u21', accept: false },
+  // partial names
+  { query: 'Priya', top: 'u11', accept: true },
+  { query: 'hiroshi', top: 'u23', accept: true },
+  { query: 'christine', top: 'u07', accept: true },
+  { query: 'Lee', top: 'ambiguous', among: ['u06', 'u07', 'u14'], accept: false },
+  { query: 'Zhang', top: 'ambiguous', among: ['u19', 'u20'], accept: false },
+  { query: 'patel', top: 'ambiguous', among: ['u11', 'u12'], accept: false },
+  { query: 'Martin', top: 'ambiguous', among: ['u33', 'u34'], accept: false },
+  { query: 'em chen', top: 'ambiguous', among: ['u24', 'u25'], accept: false },
+  { query: 'd kim', top: 'ambiguous', among: ['u28', 'u29'], accept: false },
+  { query: 'Jan', top: 'u41', accept: false }, // "Jane" is a close runner-up
+  { query: 'Seun', top: 'u22', accept: false },
+  { query: "o'brien", top: 'u13', accept: true },
+  // e-mail fragments
+  { query: 'jdoe@', top: 'u09', accept: true, on: 'email' },
+  { query: 'kobrien', top: 'u13', accept: true, on: 'email' },
+  { query: 'lucas@martin', top: 'u34', accept: true, on: 'email' },
+  { query: 'acme.example', top: 'ambiguous', accept: false },
+  { query: 'globex.example', top: 'ambiguous', accept: false },
+  // reversed order
+  { query: 'Doe Jane', top: 'u08', accept: true },
+  { query: 'smith john', top: 'u10', accept: true },
+  // gibberish
+  { query: 'zzqxv', top: 'no match', accept: false },
+  { query: 'qwxyzk plomb', top: 'no match', accept: false },
+];
+
+const INDEX = createUserIndex(USERS);
+
+function close(matches: UserMatch<User>[]): UserMatch<User>[] {
+  const first = matches[0];
+  if (!first) return [];
+  return matches.filter((m) => Math.round((first.confidence - m.confidence) * 1000) < Math.round(AUTO_ACCEPT_MARGIN * 1000));
+}
+
+describe('rankUsers: labelled set', () => {
+  it('has a realistic labelled set', () => {
+    assert.ok(USERS.length >= 40);
+    assert.ok(CASES.length >= 35);
+    assert.equal(new Set(USERS.map((x) => x.id)).size, USERS.length);
+  });
+
+  for (const c of CASES) {
+    it(`${JSON.stringify(c.query)} -> ${c.top}${c.accept ? ' (auto-accepted)' : ''}`, () => {
+      const matches = rankUsers(c.query, INDEX);
+      // Same results whether given the array or the prepared index.
+      assert.deepEqual(rankUsers(c.query, USERS), matches);
+      for (const m of matches) {
+        assert.ok(m.confidence >= 0 && m.confidence <= 1, `confidence ${m.confidence} out of range`);
+        assert.equal(m.confidence, Math.round(m.confidence * 1000) / 1000);
+        const exact =
+          normalizeText(m.user.name) === normalizeText(c.query) || normalizeText(m.user.email) === normalizeText(c.query);
+        if (exact) assert.equal(m.confidence, 1);
+        else assert.ok(m.confidence < 1, `non-exact ${m.user.name} scored 1`);
+      }
+      for (let i = 1; i < matches.length; i++) assert.ok(matches[i - 1]!.confidence >= matches[i]!.confidence);
+
+      const decision = chooseAutoAccept(matches);
+      assert.equal(typeof decision.reason, 'string');
+      assert.ok(decision.reason.length > 10);
+
+      if (c.top === 'no match') {
+        assert.deepEqual(matches, [], `expected no results, got ${matches.map((m) => `${m.user.name}:${m.confidence}`).join(', ')}`);
+      } else if (c.top === 'ambiguous') {
+        const leaders = close(matches);
+        assert.ok(leaders.length >= 2, `expected several close leaders, got ${JSON.stringify(matches.slice(0, 3).map((m) => [m.user.name, m.confidence]))}`);
+        for (const id of c.among ?? []) assert.ok(leaders.some((m) => m.user.id === id), `${id} not among leaders`);
+        assert.match(decision.reason, /ask which one/);
+      } else {
+        const top = matches[0];
+        assert.ok(top, 'expected at least one result');
+        assert.equal(top.user.id, c.top, `top is ${top.user.name} (${top.confidence})`);
+        if (c.exact) assert.equal(top.confidence, 1);
+        else assert.ok(top.confidence < 1);
+        if (c.on) assert.equal(top.matched_on, c.on);
+      }
+      assert.equal(decision.accepted !== undefined, c.accept, decision.reason);
+      if (decision.accepted) assert.equal(decision.accepted, matches[0]);
+    });
+  }
+});
+
+describe('rankUsers: details', () => {
+  it('returns nothing for a blank query', () => {
+    assert.deepEqual(rankUsers('   ', USERS), []);
+    assert.deepEqual(rankUsers('', INDEX), []);
+  });
+
+  it('respects maxResults and minConfidence', () => {
+    assert.ok(rankUsers('acme.example', INDEX).length === 10);
+    assert.equal(rankUsers('acme.example', INDEX, { maxResults: 3 }).length, 3);
+    assert.ok(rankUsers('acme.example', INDEX, { maxResults: 100 }).length > 10);
+    for (const m of rankUsers('lee', INDEX, { minConfidence: 0.85 })) assert.ok(m.confidence >= 0.85);
+  });
+
+  it('scores reordered full names 0.95 and whole name tokens 0.9', () => {
+    assert.equal(rankUsers('doe jane', INDEX)[0]?.confidence, 0.95);
+    assert.equal(rankUsers('priya', INDEX)[0]?.confidence, 0.9);
+    const garcia = rankUsers('maria garcia', INDEX);
+    assert.equal(garcia[1]?.user.id, 'u05');
+    assert.equal(garcia[1]?.confidence, 0.9);
+  });
+
+  it('ranks a prefix of a name token above a mere substring', () => {
+    const m = rankUsers('chri', INDEX);
+    assert.deepEqual(
+      m.slice(0, 2).map((x) => x.user.id),
+      ['u06', 'u07'], // "chri" covers more of "chris" than of "christine"
+    );
+    assert.ok(m[0]!.confidence > m[1]!.confidence);
+    assert.ok(m[0]!.confidence < AUTO_ACCEPT_THRESHOLD);
+  });
+
+  it('breaks ties stably by name then id', () => {
+    const twins = [u('b', 'Sam Lee', 'b@x.example'), u('a', 'Sam Lee', 'a@x.example'), u('c', 'Ann Lee', 'c@x.example')];
+    const m = rankUsers('lee', twins);
+    assert.deepEqual(
+      m.map((x) => x.user.id),
+      ['c', 'a', 'b'],
+    );
+    const exact = rankUsers('Sam Lee', twins);
+    assert.deepEqual(
+      exact.slice(0, 2).map((x) => [x.user.id, x.confidence]),
+      [
+        ['a', 1],
+        ['b', 1],
+      ],
+    );
+    assert.equal(chooseAutoAccept(exact).accepted, undefined);
+    assert.match(chooseAutoAccept(exact).reason, /^Two users match almost equally well/);
+  });
+
+  it('keeps the caller type and extra fields', () => {
+    const m = rankUsers('grace hopper', INDEX);
+    assert.equal(m[0]?.user.team, 'ops');
+  });
+
+  it('finds the exact user among 10,000 (cached index or not)', () => {
+    const first = ['James', 'Mary', 'Robert', 'Patricia', 'Wei', 'Aisha', 'José', 'Zoë', 'Olu', 'Hana', 'Ivan', 'Chloé'];
+    const last = ['Smith', 'García', 'Nguyen', 'Müller', 'Okafor', 'Kowalski', 'Tanaka', 'Rossi', 'Dubois', 'Singh'];
+    const many: User[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const f = first[i % first.length]!;
+      const l = last[Math.floor(i / first.length) % last.length]!;
+      many.push(u(`id${i}`, `${f} ${l} ${i}`, `${normalizeText(f)}.${normalizeText(l)}${i}@corp.example`));
+    }
+    const target = many[4321]!;
+    // Speed is measured by `npm run bench`; this checks correctness at directory scale.
+    const fresh = rankUsers(target.name.toUpperCase(), many);
+    const idx = createUserIndex(many);
+    assert.equal(rankUsers('jose garcia', idx).length > 0, true);
+    assert.deepEqual(rankUsers('zzqxv', idx), []);
+    assert.equal(fresh[0]?.user.id, target.id);
+    assert.equal(fresh[0]?.confidence, 1);
+  });
+});
+
+describe('chooseAutoAccept', () => {
+  const m = (id: string, confidence: number): UserMatch<MatchCandidate> => ({
+    user: { id, name: `User ${id}`, email: `${id}@x.example` },
+    confidence,
+    matched_on: 'name',
+  });
+
+  it('explains an empty result', () => {
+    const d = chooseAutoAccept([]);
+    assert.equal(d.accepted, undefined);
+    assert.match(d.reason, /No user matches/);
+  });
+
+  it('accepts a lone confident match and rejects a lone weak one', () => {
+    assert.equal(chooseAutoAccept([m('a', AUTO_ACCEPT_THRESHOLD)]).accepted?.user.id, 'a');
+    const weak = chooseAutoAccept([m('a', 0.84)]);
+    assert.equal(weak.accepted, undefined);
+    assert.match(weak.reason, /below the auto-accept threshold/);
+  });
+
+  it('applies the margin exactly on 3-decimal confidences', () => {
+    assert.equal(chooseAutoAccept([m('a', 0.95), m('b', 0.8)]).accepted?.user.id, 'a'); // 0.95-0.8 is 0.1499999 in floats
+    assert.equal(chooseAutoAccept([m('a', 0.95), m('b', 0.801)]).accepted, undefined);
+    assert.equal(chooseAutoAccept([m('a', 1), m('b', 0.9)]).accepted, undefined);
+  });
+
+  it('does not rely on the input being sorted', () => {
+    assert.equal(chooseAutoAccept([m('b', 0.5), m('a', 0.99)]).accepted?.user.id, 'a');
+    assert.equal(chooseAutoAccept([m('b', 0.9), m('a', 0.95)]).accepted, undefined);
+  });
+});
+
+describe('properties', () => {
+  const letters = [...'abcdefghijklmnopqrstuvwxyzéüñøçÅ'];
+  const word = fc
+    .array(fc.constantFrom(...letters), { minLength: 1, maxLength: 9 })
+    .map((cs) => cs.join(''))
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  const name = fc.array(word, { minLength: 1, maxLength: 3 }).map((ws) => ws.join(' '));
+  const usersArb = fc
+    .uniqueArray(name, { minLength: 1, maxLength: 25, selector: (n) => normalizeText(n) })
+    .map((names) =>
+      names.map((n, i) => ({ id: `p${i}`, name: n, email: `${normalizeText(n).replace(/[^a-z]/g, '') || 'x'}${i}@ex.example` })),
+    );
+
+  it('confidence in [0,1], sorted, exact name first with 1.0', () => {
+    fc.assert(
+      fc.property(usersArb, fc.nat(), fc.string({ maxLength: 12 }), (users, pick, randomQuery) => {
+        const target = users[pick % users.length]!;
+        const idx = createUserIndex(users);
+        for (const q of [target.name, target.name.toUpperCase(), randomQuery]) {
+          const res = rankUsers(q, idx);
+          for (const r of res) assert.ok(r.confidence >= 0 && r.confidence <= 1);
+          for (let i = 1; i < res.length; i++) assert.ok(res[i - 1]!.confidence >= res[i]!.confidence);
+          const decision = chooseAutoAccept(res);
+          if (decision.accepted) {
+            assert.equal(decision.accepted, res[0]);
+            assert.ok(res[0]!.confidence >= AUTO_ACCEPT_THRESHOLD);
+            if (res[1]) assert.ok(Math.round((res[0]!.confidence - res[1].confidence) * 1000) >= AUTO_ACCEPT_MARGIN * 1000);
+          }
+        }
+        const res = rankUsers(target.name, idx);
+        assert.equal(res[0]?.user.id, target.id);
+        assert.equal(res[0]?.confidence, 1);
+        assert.ok(res.slice(1).every((r) => r.confidence < 1));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never auto-accepts when the top two are within the margin', () => {
+    const conf = fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000);
+    fc.assert(
+      fc.property(fc.array(conf, { minLength: 2, maxLength: 6 }), (cs) => {
+        const matches = cs
+          .map((c, i) => ({ user: { id: `i${i}`, name: `N${i}`, email: `i${i}@x.example` }, confidence: c, matched_on: 'name' as const }))
+          .sort((a, b) => b.confidence - a.confidence);
+        const [a, b] = matches;
+        const gap = Math.round((a!.confidence - b!.confidence) * 1000);
+        const decision = chooseAutoAccept(matches);
+        if (gap < Math.round(AUTO_ACCEPT_MARGIN * 1000) || a!.confidence < AUTO_ACCEPT_THRESHOLD) {
+          assert.equal(decision.accepted, undefined);
+        } else {
+          assert.equal(decision.accepted, a);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
