@@ -22,3 +22,15 @@ export function loadReferenceJson<T = unknown>(name: string): T | undefined {
 export function skipUnlessReference(name: string): false | string {
   return referenceFile(name) ? false : `reference file ${name} not found in ${referenceDir} (set TOOLSERVERS_REFERENCE_DIR)`;
 }
+
+/** The tool contracts (seeds) live beside the repository too. */
+export const seedsDir = process.env.TOOLSERVERS_SEEDS_DIR ?? path.resolve(process.cwd(), '../shared/seeds');
+
+export function loadSeed(fileName: string): string | undefined {
+  const file = path.join(seedsDir, fileName);
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+export function skipUnlessSeed(fileName: string): false | string {
+  return existsSync(path.join(seedsDir, fileName)) ? false : `seed ${fileName} not found in ${seedsDir} (set TOOLSERVERS_SEEDS_DIR)`;
+}

@@ -1,0 +1,723 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { ToolError } from '../src/core/errors.js';
+import type { Logger } from '../src/core/logger.js';
+import {
+  UpstreamClient,
+  buildPath,
+  buildQueryString,
+  defaultRetryAfterSeconds,
+  isIdempotent,
+  type UpstreamClientOptions,
+} from '../src/core/upstream.js';
+
+const TOKEN = 'sk_live_SUPERsecret_0123456789abcdef';
+const AUTH = `Token token=${TOKEN}`;
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+
+interface TestServer {
+  url: string;
+  port: number;
+  seen: Seen[];
+  close: () => Promise<void>;
+}
+
+/** A scripted server: the n-th request gets the n-th handler; extra requests get a 599. */
+async function startServer(script: Handler[]): Promise<TestServer> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const handler = script[seen.length - 1];
+      if (handler) handler(req, res, body);
+      else json(599, { error: 'unscripted request' })(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    seen,
+    close: async () => {
+      for (const timer of pendingTimers) clearTimeout(timer);
+      pendingTimers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Timers of slow answers, cleared when a server closes (tests run one at a time). */
+const pendingTimers = new Set<NodeJS.Timeout>();
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+}
+
+function raw(status: number, text: string, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(text);
+  };
+}
+
+/** Answers after `ms` (the timer is cleared when the server closes). */
+function slow(ms: number, then: Handler): Handler {
+  return (req, res, body) => {
+    const timer = setTimeout(() => then(req, res, body), ms);
+    pendingTimers.add(timer);
+  };
+}
+
+const hang: Handler = () => undefined;
+const resetSocket: Handler = (req) => {
+  req.socket.destroy();
+};
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function capturingLogger(): { logger: Logger; lines: Record<string, unknown>[]; text: () => string } {
+  const raws: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void raws.push(line) });
+  return {
+    logger,
+    get lines() {
+      return raws.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    text: () => raws.join(''),
+  };
+}
+
+function makeClient(
+  baseUrl: string,
+  overrides: Partial<UpstreamClientOptions> = {},
+): { client: UpstreamClient; delays: number[] } {
+  const delays: number[] = [];
+  const client = new UpstreamClient({
+    baseUrl,
+    platformName: 'IncidentOps',
+    authorization: () => AUTH,
+    missingCredentialsMessage: 'No IncidentOps API token is configured.',
+    missingCredentialsNextStep: 'Set INCIDENTOPS_TOKEN and restart.',
+    defaultHeaders: { Accept: 'application/vnd.pagerduty+json;version=2' },
+    timeoutMs: 3000,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    random: () => 0.5,
+    ...overrides,
+  });
+  return { client, delays };
+}
+
+async function toolError(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ToolError, `expected a ToolError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the request to fail');
+}
+
+const pagerDutyParseError: UpstreamClientOptions['parseError'] = (_status, body) => {
+  const error = (body as { error?: { code?: number; message?: string; errors?: unknown } } | undefined)?.error;
+  return { code: error?.code, message: error?.message, details: error?.errors };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers
+
+test('buildPath encodes every character that could change the path', () => {
+  assert.equal(buildPath('/incidents/{id}', { id: 'PABC123' }), '/incidents/PABC123');
+  assert.equal(buildPath('/incidents/{id}/notes', { id: 'a/../b' }), '/incidents/a%2F..%2Fb/notes');
+  assert.equal(buildPath('/x/{id}', { id: 'q?x=1#frag' }), '/x/q%3Fx%3D1%23frag');
+  assert.equal(buildPath('/x/{id}', { id: '100%' }), '/x/100%25');
+  assert.equal(buildPath('/x/{id}', { id: 'é漢🚀' }), `/x/${encodeURIComponent('é漢🚀')}`);
+  assert.equal(buildPath('/boards/{board}/items/{item}', { board: 'uXjV=', item: 42 }), '/boards/uXjV%3D/items/42');
+  assert.equal(buildPath('/x/{id}.json', { id: '.' }), '/x/..json');
+});
+
+test('buildPath refuses missing, empty and dot-segment parameters', () => {
+  for (const [params, parameter] of [
+    [{}, 'id'],
+    [{ id: '' }, 'id'],
+    [{ id: '  ' }, 'id'],
+    [{ id: '..' }, 'id'],
+    [{ id: '.' }, 'id'],
+    [{ id: '\ud800' }, 'id'],
+  ] as const) {
+    assert.throws(
+      () => buildPath('/incidents/{id}', params as Record<string, string>),
+      (error: unknown) =>
+        error instanceof ToolError && error.details.kind === 'invalid_input' && error.details.issues?.[0]?.parameter === parameter,
+      JSON.stringify(params),
+    );
+  }
+});
+
+test('buildQueryString repeats array keys verbatim and skips undefined', () => {
+  assert.equal(
+    buildQueryString({
+      'statuses[]': ['triggered', 'acknowledged'],
+      limit: 25,
+      total: true,
+      include_deleted: false,
+      skip: undefined,
+      query: 'a b&c=d',
+      'team_ids[]': [],
+    }),
+    'statuses[]=triggered&statuses[]=acknowledged&limit=25&total=true&include_deleted=false&query=a%20b%26c%3Dd',
+  );
+  assert.equal(buildQueryString(undefined), '');
+  assert.equal(buildQueryString({ a: undefined }), '');
+  assert.throws(() => buildQueryString({ limit: Number.NaN }), ToolError);
+});
+
+test('isIdempotent', () => {
+  for (const m of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'] as const) assert.equal(isIdempotent(m), true, m);
+  for (const m of ['POST', 'PATCH'] as const) assert.equal(isIdempotent(m), false, m);
+});
+
+test('defaultRetryAfterSeconds reads seconds and HTTP dates', () => {
+  const now = new Date('2030-01-01T00:00:00Z');
+  const at = (value: string): Response => new Response(null, { status: 429, headers: { 'retry-after': value } });
+  assert.equal(defaultRetryAfterSeconds(at('7'), now), 7);
+  assert.equal(defaultRetryAfterSeconds(at('Tue, 01 Jan 2030 00:00:12 GMT'), now), 12);
+  assert.equal(defaultRetryAfterSeconds(at('Mon, 31 Dec 2029 23:00:00 GMT'), now), 0);
+  assert.equal(defaultRetryAfterSeconds(at('soon'), now), undefined);
+  assert.equal(defaultRetryAfterSeconds(new Response(null, { status: 429 }), now), undefined);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Request building against a real server
+
+test('IDs with /, ?, #, .. and unicode never change the path; base path prefix is kept', async (t) => {
+  const server = await startServer([json(200, {}), json(200, {}), json(200, {})]);
+  t.after(server.close);
+  const { client } = makeClient(`${server.url}/incidentops/`);
+  await client.request({ method: 'GET', path: '/incidents/{id}/notes', pathParams: { id: 'a/../../b?c=1#d' } });
+  await client.request({ method: 'GET', path: 'incidents/{id}', pathParams: { id: 'é漢🚀 x' } });
+  await client.request({ method: 'GET', path: '/incidents/{id}', pathParams: { id: '..%2F' } });
+  assert.deepEqual(
+    server.seen.map((s) => s.url),
+    [
+      '/incidentops/incidents/a%2F..%2F..%2Fb%3Fc%3D1%23d/notes',
+      `/incidentops/incidents/${encodeURIComponent('é漢🚀 x')}`,
+      '/incidentops/incidents/..%252F',
+    ],
+  );
+
+  const dots = await toolError(client.request({ method: 'GET', path: '/incidents/{id}', pathParams: { id: '..' } }));
+  assert.equal(dots.details.kind, 'invalid_input');
+  const missing = await toolError(client.request({ method: 'DELETE', path: '/incidents/{id}' }));
+  assert.equal(missing.details.kind, 'invalid_input');
+  assert.equal(server.seen.length, 3, 'invalid paths are never sent');
+});
+
+test('query arrays become repeated keys, headers and JSON body are sent', async (t) => {
+  const server = await startServer([json(200, { incidents: [] }), json(201, { ok: true })]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  await client.request({
+    method: 'GET',
+    path: '/incidents',
+    query: { 'statuses[]': ['triggered', 'acknowledged'], limit: 10, total: true, offset: undefined },
+    headers: { 'Content-Type': 'application/json' },
+  });
+  const get = server.seen[0];
+  assert.ok(get);
+  assert.equal(get.url, '/incidents?statuses[]=triggered&statuses[]=acknowledged&limit=10&total=true');
+  assert.equal(get.headers['content-type'], 'application/json');
+  assert.equal(get.headers.accept, 'application/vnd.pagerduty+json;version=2');
+  assert.equal(get.headers.authorization, AUTH);
+
+  const res = await client.request({ method: 'POST', path: '/incidents', body: { incident: { title: 'Disk full' } } });
+  assert.equal(res.status, 201);
+  assert.deepEqual(res.data, { ok: true });
+  const post = server.seen[1];
+  assert.ok(post);
+  assert.equal(post.headers['content-type'], 'application/json');
+  assert.deepEqual(JSON.parse(post.body), { incident: { title: 'Disk full' } });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Response parsing
+
+test('204 and empty bodies give undefined data; vnd+json parses', async (t) => {
+  const server = await startServer([
+    raw(204, ''),
+    raw(200, ''),
+    raw(200, '{"a":1}', { 'content-type': 'application/vnd.pagerduty+json;version=2' }),
+    raw(200, '[1,2]', { 'content-type': 'text/plain' }),
+  ]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const r204 = await client.request({ method: 'DELETE', path: '/incidents/{id}', pathParams: { id: 'P1' } });
+  assert.equal(r204.status, 204);
+  assert.equal(r204.data, undefined);
+  assert.equal((await client.request({ method: 'GET', path: '/x' })).data, undefined);
+  assert.deepEqual((await client.request({ method: 'GET', path: '/x' })).data, { a: 1 });
+  assert.deepEqual((await client.request({ method: 'GET', path: '/x' })).data, [1, 2]);
+});
+
+test('a 2xx with invalid JSON is an upstream_error and is not retried', async (t) => {
+  const server = await startServer([raw(200, '{"broken', { 'content-type': 'application/json' })]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(error.details.kind, 'upstream_error');
+  assert.equal(error.details.status, 200);
+  assert.equal(server.seen.length, 1);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Retries
+
+test('GET is retried on 503 then succeeds', async (t) => {
+  const server = await startServer([json(503, { error: { message: 'busy' } }), json(200, { incident: { id: 'P1' } })]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url);
+  const res = await client.request<{ incident: { id: string } }>({ method: 'GET', path: '/incidents/P1' });
+  assert.equal(res.data.incident.id, 'P1');
+  assert.equal(server.seen.length, 2);
+  assert.deepEqual(delays, [125], 'full jitter: 0.5 * min(2000, 250 * 2^0)');
+});
+
+test('retry budget exhausted -> upstream_error with status and backoff growth', async (t) => {
+  const server = await startServer([json(503, {}), json(502, {}), json(500, { error: { code: 9, message: 'down' } })]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url, { parseError: pagerDutyParseError });
+  const error = await toolError(client.request({ method: 'GET', path: '/incidents' }));
+  assert.equal(error.details.kind, 'upstream_error');
+  assert.equal(error.details.status, 500);
+  assert.equal(error.details.platformCode, 9);
+  assert.equal(error.details.platformMessage, 'down');
+  assert.match(error.message, /3 attempts/);
+  assert.equal(server.seen.length, 3);
+  assert.deepEqual(delays, [125, 250]);
+});
+
+test('backoff is capped by maxDelayMs', async (t) => {
+  const server = await startServer([json(503, {}), json(503, {}), json(503, {}), json(503, {}), json(200, {})]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url, {
+    random: () => 1,
+    retry: { maxRetries: 4, baseDelayMs: 300, maxDelayMs: 1000 },
+  });
+  await client.request({ method: 'PUT', path: '/x', body: {} });
+  assert.deepEqual(delays, [300, 600, 1000, 1000]);
+});
+
+test('501 is not retried even for GET', async (t) => {
+  const server = await startServer([json(501, {}), json(200, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(error.details.kind, 'upstream_error');
+  assert.equal(error.details.status, 501);
+  assert.equal(server.seen.length, 1);
+});
+
+test('POST is not retried after a 500 (exactly one request)', async (t) => {
+  const server = await startServer([json(500, {}), json(201, {})]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'POST', path: '/incidents', body: { title: 'x' } }));
+  assert.equal(error.details.kind, 'upstream_error');
+  assert.equal(error.details.status, 500);
+  assert.match(error.details.nextStep ?? '', /may or may not have been applied/);
+  assert.equal(server.seen.length, 1);
+  assert.deepEqual(delays, []);
+});
+
+test('PATCH is not retried after a per-attempt timeout; GET is', async (t) => {
+  const server = await startServer([hang, json(200, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { timeoutMs: 150 });
+  const error = await toolError(client.request({ method: 'PATCH', path: '/items/{id}', pathParams: { id: 'i1' }, body: {} }));
+  assert.equal(error.details.kind, 'timeout');
+  assert.match(error.details.nextStep ?? '', /may or may not have been applied/);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(server.seen.length, 1, 'PATCH sent exactly once');
+
+  const getServer = await startServer([hang, json(200, { ok: 1 })]);
+  t.after(getServer.close);
+  const { client: getClient, delays } = makeClient(getServer.url, { timeoutMs: 150 });
+  const res = await getClient.request({ method: 'GET', path: '/items' });
+  assert.deepEqual(res.data, { ok: 1 });
+  assert.equal(getServer.seen.length, 2);
+  assert.equal(delays.length, 1);
+});
+
+test('per-attempt timeout -> timeout kind, well before the slow answer', async (t) => {
+  const server = await startServer([slow(5000, json(200, {}))]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { timeoutMs: 100, retry: { maxRetries: 0 } });
+  const started = Date.now();
+  const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(error.details.kind, 'timeout');
+  assert.match(error.message, /100 ms/);
+  assert.ok(Date.now() - started < 2500, 'finished well before the slow response');
+});
+
+test('POST is retried after 429 with Retry-After', async (t) => {
+  const server = await startServer([json(429, {}, { 'retry-after': '2' }), json(201, { id: 'new' })]);
+  t.after(server.close);
+  const log = capturingLogger();
+  const { client, delays } = makeClient(server.url, { logger: log.logger });
+  const res = await client.request({ method: 'POST', path: '/incidents', body: { n: 1 } });
+  assert.deepEqual(res.data, { id: 'new' });
+  assert.equal(server.seen.length, 2);
+  assert.deepEqual(delays, [2000]);
+  assert.ok(log.lines.some((l) => l.level === 40), 'rate-limit wait logged at warn');
+});
+
+test('POST is retried after 429 using a platform reset header hook', async (t) => {
+  const server = await startServer([json(429, {}, { 'x-ratelimit-reset': '1893456003' }), json(201, {})]);
+  t.after(server.close);
+  const now = new Date(1893456000 * 1000);
+  const { client, delays } = makeClient(server.url, {
+    now: () => now,
+    retryAfterSeconds: (response, at) => {
+      const reset = Number(response.headers.get('x-ratelimit-reset'));
+      return Number.isFinite(reset) ? reset - at.getTime() / 1000 : undefined;
+    },
+  });
+  await client.request({ method: 'POST', path: '/boards', body: {} });
+  assert.equal(server.seen.length, 2);
+  assert.deepEqual(delays, [3000]);
+});
+
+test('429 with a wait over the cap -> rate_limited with retryAfterSeconds, no wait', async (t) => {
+  const server = await startServer([json(429, { error: { message: 'slow down' } }, { 'retry-after': '60' }), json(200, {})]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url, { parseError: pagerDutyParseError });
+  const error = await toolError(client.request({ method: 'GET', path: '/incidents' }));
+  assert.equal(error.details.kind, 'rate_limited');
+  assert.equal(error.details.retryAfterSeconds, 60);
+  assert.equal(error.details.status, 429);
+  assert.equal(error.details.platformMessage, 'slow down');
+  assert.match(error.details.nextStep ?? '', /Wait 60 seconds and retry/);
+  assert.deepEqual(delays, []);
+  assert.equal(server.seen.length, 1);
+});
+
+test('429 without a known wait is not retried; repeated 429s exhaust the budget', async (t) => {
+  const server = await startServer([
+    json(429, {}),
+    json(429, {}, { 'retry-after': '1' }),
+    json(429, {}, { 'retry-after': '1' }),
+    json(429, {}, { 'retry-after': '1' }),
+  ]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url);
+  const unknown = await toolError(client.request({ method: 'POST', path: '/x', body: {} }));
+  assert.equal(unknown.details.kind, 'rate_limited');
+  assert.equal(unknown.details.retryAfterSeconds, undefined);
+  assert.match(unknown.details.nextStep ?? '', /Wait/);
+  assert.equal(server.seen.length, 1);
+
+  const exhausted = await toolError(client.request({ method: 'POST', path: '/x', body: {} }));
+  assert.equal(exhausted.details.kind, 'rate_limited');
+  assert.equal(exhausted.details.retryAfterSeconds, 1);
+  assert.equal(server.seen.length, 4);
+  assert.deepEqual(delays, [1000, 1000]);
+});
+
+test('POST is retried after ECONNREFUSED (closed port), then reaches the server once', async (t) => {
+  const server = await startServer([json(201, { created: true })]);
+  t.after(server.close);
+  const deadPort = await closedPort();
+  let calls = 0;
+  const fetchImpl: typeof fetch = (input, init) => {
+    calls += 1;
+    const target = calls === 1 ? String(input).replace(`:${server.port}`, `:${deadPort}`) : String(input);
+    return fetch(target, init);
+  };
+  const { client, delays } = makeClient(server.url, { fetch: fetchImpl });
+  const res = await client.request({ method: 'POST', path: '/incidents', body: {} });
+  assert.deepEqual(res.data, { created: true });
+  assert.equal(calls, 2);
+  assert.equal(server.seen.length, 1);
+  assert.equal(delays.length, 1);
+});
+
+test('refused connection for every attempt -> network_error naming ECONNREFUSED', async () => {
+  const deadPort = await closedPort();
+  let calls = 0;
+  const { client } = makeClient(`http://127.0.0.1:${deadPort}/api`, {
+    fetch: (input, init) => {
+      calls += 1;
+      return fetch(input, init);
+    },
+  });
+  const error = await toolError(client.request({ method: 'POST', path: '/x', body: {} }));
+  assert.equal(error.details.kind, 'network_error');
+  assert.match(error.message, /ECONNREFUSED/);
+  assert.equal(calls, 3);
+});
+
+test('POST is not retried after ECONNRESET; GET is', async (t) => {
+  const server = await startServer([resetSocket, json(201, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'POST', path: '/incidents', body: { a: 1 } }));
+  assert.equal(error.details.kind, 'network_error');
+  assert.match(error.details.nextStep ?? '', /may or may not have been applied/);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(server.seen.length, 1);
+
+  const getServer = await startServer([resetSocket, json(200, { ok: true })]);
+  t.after(getServer.close);
+  const { client: getClient } = makeClient(getServer.url);
+  const res = await getClient.request({ method: 'GET', path: '/incidents' });
+  assert.deepEqual(res.data, { ok: true });
+  assert.equal(getServer.seen.length, 2);
+});
+
+test('fake fetch: network failures classified by error.cause.code', async () => {
+  const failWith = (code: string): typeof fetch => {
+    let calls = 0;
+    const impl = (async () => {
+      calls += 1;
+      if (calls === 1) throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
+      return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    return impl;
+  };
+  for (const code of ['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED']) {
+    const { client } = makeClient('http://upstream.invalid', { fetch: failWith(code) });
+    const res = await client.request({ method: 'POST', path: '/x', body: {} });
+    assert.deepEqual(res.data, { ok: true }, code);
+  }
+  for (const code of ['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']) {
+    const { client } = makeClient('http://upstream.invalid', { fetch: failWith(code) });
+    const error = await toolError(client.request({ method: 'PATCH', path: '/x', body: {} }));
+    assert.equal(error.details.kind, 'network_error', code);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation
+
+test('abort signal cancels during a slow response', async (t) => {
+  const server = await startServer([slow(5000, json(200, {}))]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { timeoutMs: 20_000 });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  const started = Date.now();
+  const error = await toolError(client.request({ method: 'GET', path: '/slow', signal: controller.signal }));
+  assert.equal(error.details.kind, 'cancelled');
+  assert.ok(Date.now() - started < 2500, 'finished well before the slow response');
+  assert.equal(server.seen.length, 1);
+});
+
+test('abort during a slow POST -> cancelled (not a network error), sent once', async (t) => {
+  const server = await startServer([slow(5000, json(201, {})), json(201, {})]);
+  t.after(server.close);
+  const { client, delays } = makeClient(server.url, { timeoutMs: 20_000 });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  const error = await toolError(client.request({ method: 'POST', path: '/incidents', body: {}, signal: controller.signal }));
+  assert.equal(error.details.kind, 'cancelled');
+  assert.match(error.details.nextStep ?? '', /may or may not have been applied/);
+  assert.deepEqual(delays, []);
+  assert.equal(server.seen.length, 1);
+});
+
+test('abort signal cancels during backoff sleep (default sleep)', async (t) => {
+  const server = await startServer([json(503, {}), json(200, {})]);
+  t.after(server.close);
+  const client = new UpstreamClient({
+    baseUrl: server.url,
+    platformName: 'CanvasApi',
+    authorization: () => 'Bearer abc',
+    random: () => 1,
+    retry: { baseDelayMs: 5000, maxDelayMs: 5000 },
+  });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 200);
+  const started = Date.now();
+  const error = await toolError(client.request({ method: 'GET', path: '/boards', signal: controller.signal }));
+  assert.equal(error.details.kind, 'cancelled');
+  assert.ok(Date.now() - started < 2500, 'finished well before the backoff would have');
+  assert.equal(server.seen.length, 1);
+});
+
+test('abort ends the wait even when an injected sleep ignores the signal; pre-aborted sends nothing', async (t) => {
+  const server = await startServer([json(429, {}, { 'retry-after': '3' }), json(200, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { sleep: () => new Promise<void>(() => undefined) });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 150);
+  const error = await toolError(client.request({ method: 'POST', path: '/x', body: {}, signal: controller.signal }));
+  assert.equal(error.details.kind, 'cancelled');
+  assert.equal(server.seen.length, 1);
+
+  const again = await toolError(client.request({ method: 'GET', path: '/x', signal: AbortSignal.abort() }));
+  assert.equal(again.details.kind, 'cancelled');
+  assert.equal(server.seen.length, 1);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Refusals before sending
+
+test('allowedMethods blocks a POST before any request is made', async (t) => {
+  const server = await startServer([json(200, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { allowedMethods: ['GET'] });
+  const error = await toolError(client.request({ method: 'POST', path: '/incidents', body: {} }));
+  assert.equal(error.details.kind, 'internal');
+  assert.match(error.message, /only sends GET/);
+  assert.equal(server.seen.length, 0);
+  await client.request({ method: 'GET', path: '/incidents' });
+  assert.equal(server.seen.length, 1);
+});
+
+test('missing authorization -> not_configured, nothing sent', async (t) => {
+  const server = await startServer([json(200, {})]);
+  t.after(server.close);
+  for (const authorization of [() => undefined, async () => undefined, () => '']) {
+    const { client } = makeClient(server.url, { authorization });
+    const error = await toolError(client.request({ method: 'GET', path: '/incidents' }));
+    assert.equal(error.details.kind, 'not_configured');
+    assert.equal(error.message, 'No IncidentOps API token is configured.');
+    assert.equal(error.details.nextStep, 'Set INCIDENTOPS_TOKEN and restart.');
+  }
+  assert.equal(server.seen.length, 0);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Error mapping
+
+test('401/403/404/422 map to kinds with platform code and message', async (t) => {
+  const body = (code: number, message: string, errors?: string[]) => ({ error: { code, message, errors } });
+  const server = await startServer([
+    json(401, body(2006, 'Invalid token')),
+    json(403, body(2010, 'Access denied: requires the incidents.write scope')),
+    json(404, body(2100, 'Not Found')),
+    json(404, body(2100, 'Not Found')),
+    json(422, body(2001, 'Invalid Input Provided', ['title is required'])),
+    json(404, body(2100, 'Not Found')),
+  ]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, {
+    parseError: pagerDutyParseError,
+    describeError: (ctx) =>
+      ctx.kind === 'not_found' && ctx.pathParams?.id === 'PCUSTOM'
+        ? { message: `No incident with ID ${ctx.pathParams.id} exists.`, nextStep: 'Use list_incidents.' }
+        : undefined,
+  });
+
+  const e401 = await toolError(client.request({ method: 'GET', path: '/users/me' }));
+  assert.equal(e401.details.kind, 'unauthorized');
+  assert.equal(e401.details.status, 401);
+  assert.equal(e401.details.platformCode, 2006);
+  assert.equal(e401.details.platformMessage, 'Invalid token');
+  assert.match(e401.message, /invalid, expired/);
+  assert.match(e401.details.nextStep ?? '', /token/);
+
+  const e403 = await toolError(client.request({ method: 'PUT', path: '/incidents/P1', body: {} }));
+  assert.equal(e403.details.kind, 'forbidden');
+  assert.match(e403.message, /incidents\.write scope/);
+  assert.equal(e403.details.platformCode, 2010);
+
+  const e404 = await toolError(
+    client.request({ method: 'GET', path: '/incidents/{id}', pathParams: { id: 'PXYZ' }, resourceLabel: 'Incident PXYZ' }),
+  );
+  assert.equal(e404.details.kind, 'not_found');
+  assert.match(e404.message, /^Incident PXYZ was not found on IncidentOps/);
+
+  const e404path = await toolError(client.request({ method: 'GET', path: '/services/{id}', pathParams: { id: 'S9' } }));
+  assert.match(e404path.message, /\/services\/S9/);
+
+  const e422 = await toolError(client.request({ method: 'POST', path: '/incidents', body: {} }));
+  assert.equal(e422.details.kind, 'bad_request');
+  assert.equal(e422.details.status, 422);
+  assert.deepEqual(e422.details.platformDetails, ['title is required']);
+  assert.equal(server.seen.length, 5, 'no 4xx is retried');
+
+  const custom = await toolError(client.request({ method: 'GET', path: '/incidents/{id}', pathParams: { id: 'PCUSTOM' } }));
+  assert.equal(custom.message, 'No incident with ID PCUSTOM exists.');
+  assert.equal(custom.details.nextStep, 'Use list_incidents.');
+  assert.equal(custom.details.platformCode, 2100);
+});
+
+test('non-JSON error bodies give the first 300 characters as platformMessage', async (t) => {
+  const html = `<html>${'x'.repeat(1000)}</html>`;
+  const server = await startServer([raw(400, html, { 'content-type': 'text/html' })]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { parseError: pagerDutyParseError });
+  const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(error.details.kind, 'bad_request');
+  assert.equal(error.details.platformMessage, html.slice(0, 300));
+});
+
+test('the Authorization value never appears in errors or logs', async (t) => {
+  const echo: Handler = (req, res) => {
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `bad credentials: ${req.headers.authorization}`, errors: [req.headers] } }));
+  };
+  const server = await startServer([echo, json(500, {}), resetSocket]);
+  t.after(server.close);
+  const log = capturingLogger();
+  const { client } = makeClient(server.url, { parseError: pagerDutyParseError, logger: log.logger, timeoutMs: 100 });
+  const errors = [
+    await toolError(client.request({ method: 'GET', path: '/users/me' })),
+    await toolError(client.request({ method: 'POST', path: '/incidents', body: {} })),
+    await toolError(client.request({ method: 'POST', path: '/incidents', body: {} })),
+  ];
+  assert.equal(server.seen[0]?.headers.authorization, AUTH, 'the token was sent');
+  assert.match(errors[0]?.details.platformMessage ?? '', /bad credentials: \[redacted\]/);
+  for (const error of errors) {
+    for (const text of [JSON.stringify(error), JSON.stringify(error.details), error.message, String(error.stack)]) {
+      assert.ok(!text.includes(TOKEN), `token leaked: ${text}`);
+    }
+  }
+  const logs = log.text();
+  assert.ok(logs.length > 0);
+  assert.ok(!logs.includes(TOKEN), 'token leaked into logs');
+});
+
+test('each attempt is logged at debug with method, path, status, duration and attempt', async (t) => {
+  const server = await startServer([json(503, {}), json(200, {})]);
+  t.after(server.close);
+  const log = capturingLogger();
+  const { client } = makeClient(server.url, { logger: log.logger });
+  await client.request({ method: 'GET', path: '/incidents', query: { secretish: 'value' } });
+  const attempts = log.lines.filter((l) => l.msg === 'upstream request');
+  assert.equal(attempts.length, 2);
+  assert.deepEqual(
+    attempts.map((l) => [l.level, l.method, l.path, l.status, l.attempt, typeof l.durationMs]),
+    [
+      [20, 'GET', '/incidents', 503, 1, 'number'],
+      [20, 'GET', '/incidents', 200, 2, 'number'],
+    ],
+  );
+});

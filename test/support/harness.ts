@@ -1,0 +1,65 @@
+/** Shared test plumbing: a sandbox, a server pointed at it, and a direct way to call tools. */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { silentLogger } from '../../src/core/logger.js';
+import { executeTool, findTool, type AnyToolServer } from '../../src/core/registry.js';
+import { createIncidentOpsServer } from '../../src/incidentops/index.js';
+import { resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from '../../src/incidentops/settings.js';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export interface ToolOutcome {
+  isError: boolean;
+  /** structuredContent on success, the parsed error object on failure. */
+  data: Record<string, unknown>;
+  raw: CallToolResult;
+}
+
+export async function callTool(server: AnyToolServer, name: string, args: unknown, signal = new AbortController().signal): Promise<ToolOutcome> {
+  const tool = findTool(server, name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  const raw = await executeTool(server, tool, args, signal);
+  return outcomeOf(raw);
+}
+
+export function outcomeOf(raw: CallToolResult): ToolOutcome {
+  const first = raw.content[0];
+  const text = first && first.type === 'text' ? first.text : '{}';
+  if (raw.isError) {
+    const parsed = JSON.parse(text) as { error: Record<string, unknown> };
+    return { isError: true, data: parsed.error, raw };
+  }
+  return { isError: false, data: (raw.structuredContent ?? JSON.parse(text)) as Record<string, unknown>, raw };
+}
+
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  return startSandbox({ port: 0, ...options });
+}
+
+export function incidentOpsServerFor(sandbox: RunningSandbox | undefined, overrides: IncidentOpsSettingsInput & { fetch?: typeof fetch; now?: () => Date } = {}): AnyToolServer {
+  const { fetch: fetchImpl, now, ...settingsInput } = overrides;
+  const settings = resolveIncidentOpsSettings(
+    { ...(sandbox ? { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token } : {}), ...settingsInput },
+    {},
+  );
+  return createIncidentOpsServer({
+    settings,
+    logger: silentLogger,
+    version: '0.0.0-test',
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(now ? { now } : {}),
+  });
+}
+
+/** A fetch that answers from a script and records what it was asked. */
+export function scriptedFetch(answer: (url: URL, init: RequestInit, attempt: number) => Response | Promise<Response>) {
+  const calls: { url: URL; init: RequestInit }[] = [];
+  const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    calls.push({ url, init });
+    return answer(url, init, calls.length);
+  }) as typeof fetch;
+  return { fetch: fetchImpl, calls };
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
