@@ -1,0 +1,93 @@
+/**
+ * The shape of one CanvasApi catalogue entry. The 139 tools are data of this shape
+ * (catalogue.ts); one generic handler (handler.ts) executes any of them.
+ */
+import type { HttpMethod } from '../core/upstream.js';
+
+export type CanvasToolset =
+  | 'boards'
+  | 'members'
+  | 'items'
+  | 'frames'
+  | 'tags'
+  | 'groups'
+  | 'connectors'
+  | 'mindmaps'
+  | 'webhooks'
+  | 'metrics'
+  | 'organization'
+  | 'teams'
+  | 'projects'
+  | 'compliance'
+  | 'tokens';
+
+/**
+ * What the call does to data; the tool's annotations follow from it:
+ * read    -> readOnly, idempotent, not destructive
+ * create  -> additive: not readOnly, not destructive, not idempotent
+ * update  -> destructive (overwrites), idempotent
+ * delete  -> destructive, idempotent
+ * action  -> destructive, not idempotent (revoking a token, resetting sessions)
+ */
+export type CanvasEffect = 'read' | 'create' | 'update' | 'delete' | 'action';
+
+/**
+ * Value checks beyond the JSON type.
+ * - email: an e-mail address
+ * - utc-datetime-ms: ISO 8601 UTC with milliseconds and a trailing Z (2026-01-31T12:00:00.000Z)
+ * - utc-datetime: ISO 8601 UTC with a trailing Z, milliseconds optional
+ * - date: YYYY-MM-DD (a real calendar date)
+ * - https-url / http-url: absolute URL with that scheme (http-url accepts http and https)
+ * - integer-text: a string holding a base-10 integer (for limits the contract types as strings)
+ * - comma-emails: comma-separated e-mail addresses
+ */
+export type CanvasFormat = 'email' | 'utc-datetime-ms' | 'utc-datetime' | 'date' | 'https-url' | 'http-url' | 'integer-text' | 'comma-emails';
+
+export interface CanvasParam {
+  /** Parameter name exactly as in the contract. */
+  name: string;
+  /** JSON type of the parameter as the contract declares it. */
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'string[]';
+  required?: boolean;
+  /** Only defaults the contract states (x/y 0, group list limits 10, audit log limit 100, ...). */
+  default?: string | number | boolean;
+  /**
+   * Where the value goes: `path:board_id`, `query:limit`, `body:data.title` (nested path, dots),
+   * `body` (the whole body, for request_body of two-mode tools), or `tool` (consumed by the tool, e.g. mode).
+   */
+  to: string;
+  description: string;
+  enum?: readonly string[];
+  format?: CanvasFormat;
+  /** Inclusive bounds for numbers, integers and integer-text. */
+  min?: number;
+  max?: number;
+  /** For string[]: at most this many entries. */
+  maxItems?: number;
+  /** For two-mode tools: required when mode is execute (declared optional in the contract). */
+  requiredForExecute?: boolean;
+}
+
+export interface CanvasToolEntry {
+  /** Full tool name, e.g. `CanvasApi.AddBoardFrame`. */
+  name: string;
+  title: string;
+  /** Own words: what it does and what an agent must know (plan, limits, side effects). */
+  description: string;
+  toolset: CanvasToolset;
+  effect: CanvasEffect;
+  method: HttpMethod;
+  /** Path template with the platform's placeholder names, e.g. `/v2/boards/{board_id}/frames/{item_id}`. */
+  path: string;
+  params: readonly CanvasParam[];
+  /** HTTP statuses that mean success, e.g. [201] or [200, 202]. */
+  success: readonly number[];
+  /** How the list pages, when it is a list. */
+  pagination?: 'cursor' | 'offset';
+  /** Plan the endpoint needs; `enterprise` tools say so in their description. */
+  plan: 'all' | 'enterprise' | 'enterprise+guard' | 'app-management-token';
+  /** Two-mode tools: key of the request-body schema in request-schemas.json. */
+  requestSchema?: string;
+  /** Extra cross-field rule the generic handler enforces (see handler.ts). */
+  rule?: 'audit-log-window' | 'content-log-window' | 'metrics-date-range' | 'require-tag-id';
+}
