@@ -9,7 +9,19 @@ import { createIncidentOpsServer } from './incidentops/index.js';
 import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from './incidentops/settings.js';
 import type { RunningSandbox } from './sandbox/server.js';
 
-export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+/** The package version, from the nearest package.json above this module (dist/ or build/src/). */
+export const PACKAGE_VERSION: string = (() => {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === 'toolservers' && pkg.version) return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return '0.0.0';
+})();
 
 export type ServerId = 'incidentops';
 

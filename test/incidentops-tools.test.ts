@@ -169,7 +169,7 @@ describe('request mapping and output shaping', () => {
     assert.equal(missing.isError, true);
     assert.equal(missing.data.kind, 'not_found');
     assert.equal(missing.data.status, 404);
-    assert.match(String(missing.data.message), /incident "PMISSING"/);
+    assert.match(String(missing.data.message), /incident "PMISSING"/i);
   });
 
   it('encodes path segments so an ID can never change the path', async () => {
@@ -205,7 +205,7 @@ describe('request mapping and output shaping', () => {
       for (const target of rule.targets as Json[]) assert.match(String(target.type), /^(user|schedule)/);
     });
     const missing = await run('IncidentOps.GetEscalationPolicy', { escalation_policy_id: 'PNOPE' });
-    assert.match(String(missing.data.message), /escalation policy "PNOPE"/);
+    assert.match(String(missing.data.message), /escalation policy "PNOPE"/i);
   });
 
   it('ListServices forwards the name query; GetService reads one', async () => {
@@ -313,7 +313,7 @@ describe('request mapping and output shaping', () => {
     for (const service of result.data.services as Json[]) assert.ok((service.teams as Json[]).some((t) => t.id === teamId));
     const missing = await run('IncidentOps.GetTeam', { team_id: 'PNOTEAM' });
     assert.equal(missing.data.kind, 'not_found');
-    assert.match(String(missing.data.message), /team "PNOTEAM"/);
+    assert.match(String(missing.data.message), /team "PNOTEAM"/i);
   });
 
   it('SearchUsers fetches the whole directory once, 100 per page, and ranks locally', async () => {

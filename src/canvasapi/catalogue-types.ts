@@ -86,7 +86,7 @@ export interface CanvasToolEntry {
   pagination?: 'cursor' | 'offset';
   /** Plan the endpoint needs; `enterprise` tools say so in their description. */
   plan: 'all' | 'enterprise' | 'enterprise+guard' | 'app-management-token';
-  /** Two-mode tools: key of the request-body schema in request-schemas.json. */
+  /** Two-mode tools: key of the request-body schema in request-schemas.ts. */
   requestSchema?: string;
   /** Extra cross-field rule the generic handler enforces (see handler.ts). */
   rule?: 'audit-log-window' | 'content-log-window' | 'metrics-date-range' | 'require-tag-id';

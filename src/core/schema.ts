@@ -104,6 +104,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function article(type: string): string {
+  if (type === 'int') type = 'integer';
   return /^[aeiou]/i.test(type) ? `an ${type}` : `a ${type}`;
 }
 

@@ -1,0 +1,227 @@
+/**
+ * The one handler behind all CanvasApi tools: validate, map parameters onto the request,
+ * send, and shape the platform's answer. Everything tool-specific is catalogue data.
+ */
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { ToolError, type InputIssue } from '../core/errors.js';
+import type { ToolDefinition, ToolHints } from '../core/tool.js';
+import type { QueryValue, UpstreamClient } from '../core/upstream.js';
+import { parseRequestBody, type BodyValidator } from './body-validation.js';
+import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
+import { inputSchemaFor } from './params.js';
+
+type Json = Record<string, unknown>;
+
+export interface CanvasApiDeps {
+  client: UpstreamClient;
+  /** Request-body schemas of the two-mode tools, keyed by tool name without the prefix. */
+  requestSchemas: Record<string, unknown>;
+  bodies: BodyValidator;
+  now: () => Date;
+}
+
+/** The audit log reaches back this many days. */
+export const AUDIT_LOG_DAYS = 90;
+
+export function hintsFor(effect: CanvasEffect): ToolHints {
+  switch (effect) {
+    case 'read':
+      return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+    case 'create':
+      return { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+    case 'update':
+    case 'delete':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+    case 'action':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+  }
+}
+
+/** Any JSON object: the platform's own answer, nulls pruned, plus paging hints. */
+const canvasOutput = z.looseObject({});
+
+export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
+  return {
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    toolset: entry.toolset,
+    input: inputSchemaFor(entry.params),
+    output: canvasOutput,
+    hints: hintsFor(entry.effect),
+    needsCredentials: (args) => !(entry.requestSchema && args.mode === 'get_request_schema'),
+    handler: (args, context) => runCanvasTool(entry, args as Json, context.deps, context.signal),
+  };
+}
+
+export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
+  let body: unknown;
+  if (entry.requestSchema) {
+    const schema = deps.requestSchemas[entry.requestSchema];
+    if (!schema) throw new Error(`no request schema "${entry.requestSchema}" for ${entry.name}`);
+    if (args.mode === 'get_request_schema') return describeRequestSchema(entry, schema);
+    body = parseAndValidateBody(entry, args, deps);
+  }
+  checkRules(entry, args, deps.now());
+
+  const pathParams: Record<string, string> = {};
+  const query: Record<string, QueryValue> = {};
+  for (const param of entry.params) {
+    const value = args[param.name];
+    if (value === undefined || param.to === 'tool' || param.to === 'body') continue;
+    const [where, target = ''] = splitTarget(param.to);
+    if (where === 'path') pathParams[target] = String(value);
+    else if (where === 'query') query[target] = value as QueryValue;
+    else if (where === 'body') body = setDeep((body ?? {}) as Json, target, value);
+  }
+  if (entry.rule === 'require-tag-id' && !(typeof query.tag_id === 'string' && query.tag_id.length > 0)) {
+    // Without tag_id the same DELETE removes the whole item: refuse outright.
+    throw ToolError.invalidParameter('tag_unique_identifier', 'is required: without it the request would delete the item itself');
+  }
+
+  const response = await deps.client.request<unknown>({
+    method: entry.method,
+    path: entry.path,
+    pathParams,
+    query,
+    ...(body !== undefined ? { body: pruneEmpty(body) } : {}),
+    signal,
+    resourceLabel: labelFor(entry, pathParams),
+  });
+  return shapeResult(entry, args, response.status, response.data);
+}
+
+function splitTarget(to: string): [string, string | undefined] {
+  const colon = to.indexOf(':');
+  return colon < 0 ? [to, undefined] : [to.slice(0, colon), to.slice(colon + 1)];
+}
+
+function describeRequestSchema(entry: CanvasToolEntry, schema: unknown): Json {
+  const identifiers = entry.params.filter((p) => p.requiredForExecute && p.name !== 'request_body').map((p) => p.name);
+  return {
+    tool: entry.name,
+    request_schema: schema as Json,
+    how_to_execute:
+      `Call ${entry.name} again with mode "execute"` +
+      (identifiers.length ? `, ${identifiers.join(', ')}` : '') +
+      ' and request_body set to a JSON string of an object that matches request_schema.',
+  };
+}
+
+function parseAndValidateBody(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps): unknown {
+  const missing = entry.params.filter((p) => p.requiredForExecute && (args[p.name] === undefined || args[p.name] === ''));
+  if (missing.length) {
+    throw ToolError.invalidInput(
+      missing.map((p) => ({
+        parameter: p.name,
+        problem: p.name === 'request_body' ? 'is required when mode is "execute" (a JSON string; call with mode "get_request_schema" to see its schema)' : 'is required when mode is "execute"',
+      })),
+    );
+  }
+  const parsed = parseRequestBody(String(args.request_body));
+  if (!parsed.ok) throw ToolError.invalidParameter('request_body', parsed.message);
+  const violations = deps.bodies.validateBody(entry.requestSchema as string, parsed.value);
+  if (violations.length) {
+    throw ToolError.invalidInput(violations.map((v): InputIssue => ({ parameter: v.path, problem: v.message })));
+  }
+  return parsed.value;
+}
+
+function checkRules(entry: CanvasToolEntry, args: Json, now: Date): void {
+  const issues: InputIssue[] = [];
+  const window = (fromName: string, toName: string) => {
+    const from = typeof args[fromName] === 'string' ? DateTime.fromISO(args[fromName] as string, { zone: 'utc' }) : undefined;
+    const to = typeof args[toName] === 'string' ? DateTime.fromISO(args[toName] as string, { zone: 'utc' }) : undefined;
+    if (from?.isValid && to?.isValid && from > to) issues.push({ parameter: toName, problem: `must not be before ${fromName} (${String(args[fromName])})` });
+    return { from, to };
+  };
+  switch (entry.rule) {
+    case 'audit-log-window': {
+      const { from } = window('start_date_time_for_audit_logs', 'end_date_for_audit_logs');
+      const earliest = DateTime.fromJSDate(now).minus({ days: AUDIT_LOG_DAYS });
+      if (from?.isValid && from < earliest) {
+        issues.push({ parameter: 'start_date_time_for_audit_logs', problem: `must be within the last ${AUDIT_LOG_DAYS} days (not before ${earliest.toUTC().toISO()})` });
+      }
+      break;
+    }
+    case 'content-log-window':
+      window('start_date_time', 'end_modification_datetime');
+      break;
+    case 'metrics-date-range':
+      window('start_date_utc', 'end_date');
+      break;
+    default:
+      break;
+  }
+  if (issues.length) throw ToolError.invalidInput(issues);
+}
+
+/** Sets `a.b.c` inside a copy-free object tree (creating the intermediate objects). */
+function setDeep(target: Json, dottedPath: string, value: unknown): Json {
+  const keys = dottedPath.split('.');
+  let node = target;
+  keys.slice(0, -1).forEach((key) => {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Json;
+  });
+  node[keys[keys.length - 1] as string] = value;
+  return target;
+}
+
+/** Drops nulls, undefined and objects left empty, recursively; arrays keep their length minus nulls. */
+export function pruneEmpty<T>(value: T): T {
+  if (Array.isArray(value)) return value.filter((v) => v !== null && v !== undefined).map((v) => pruneEmpty(v)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value as Json)) {
+    if (child === null || child === undefined) continue;
+    const pruned = pruneEmpty(child);
+    if (typeof pruned === 'object' && pruned !== null && !Array.isArray(pruned) && Object.keys(pruned).length === 0) continue;
+    out[key] = pruned;
+  }
+  return out as T;
+}
+
+function labelFor(entry: CanvasToolEntry, pathParams: Record<string, string>): string | undefined {
+  const parts = Object.entries(pathParams).map(([name, value]) => {
+    const param = entry.params.find((p) => p.to === `path:${name}`);
+    return `${param?.name ?? name} "${value}"`;
+  });
+  return parts.length ? `the resource (${parts.join(', ')})` : undefined;
+}
+
+/** The platform's JSON (nulls pruned) with how to fetch the next page spelled out in this tool's own parameter names. */
+function shapeResult(entry: CanvasToolEntry, args: Json, status: number, data: unknown): Json {
+  if (data === undefined || data === null || data === '') {
+    return { success: true, status, message: `${entry.title}: done (the platform returns no content for this call).` };
+  }
+  const result: Json = Array.isArray(data) ? { data: pruneEmpty(data) } : pruneEmpty(data as Json);
+  const next = nextPage(entry, args, result);
+  if (next) result.next_page = next;
+  return result;
+}
+
+function paramFor(entry: CanvasToolEntry, queryName: string): CanvasParam | undefined {
+  return entry.params.find((p) => p.to === `query:${queryName}`);
+}
+
+function nextPage(entry: CanvasToolEntry, args: Json, result: Json): Json | undefined {
+  if (entry.pagination === 'cursor') {
+    const cursor = result.cursor;
+    const param = paramFor(entry, 'cursor');
+    if (typeof cursor === 'string' && cursor.length > 0 && param) return { [param.name]: cursor };
+    return undefined;
+  }
+  if (entry.pagination === 'offset') {
+    const offsetParam = paramFor(entry, 'offset');
+    const offset = Number(result.offset ?? args[offsetParam?.name ?? ''] ?? 0);
+    const size = Number(result.size ?? (Array.isArray(result.data) ? result.data.length : 0));
+    const total = Number(result.total);
+    if (offsetParam && Number.isFinite(total) && size > 0 && offset + size < total) {
+      const value = offset + size;
+      return { [offsetParam.name]: offsetParam.type === 'string' ? String(value) : value };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,94 @@
+import type { Logger } from '../core/logger.js';
+import type { ToolServer } from '../core/registry.js';
+import type { AnyToolDefinition } from '../core/tool.js';
+import { UpstreamClient } from '../core/upstream.js';
+import { compileRequestSchemas } from './body-validation.js';
+import { canvasApiCatalogue } from './catalogue.js';
+import { canvasTool, type CanvasApiDeps } from './handler.js';
+import { canvasApiRequestSchemas } from './request-schemas.js';
+import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
+
+/** All 139 tools, built once from the catalogue. */
+export const canvasApiTools: readonly AnyToolDefinition<CanvasApiDeps>[] = canvasApiCatalogue.map((entry) => canvasTool(entry) as AnyToolDefinition<CanvasApiDeps>);
+
+export const CANVASAPI_INSTRUCTIONS =
+  'Full access to an online whiteboard account: boards and their items, frames, connectors, tags, groups, mind maps, members, webhooks, and enterprise administration. ' +
+  'Tools with a mode parameter take their body as a JSON string: call them with mode "get_request_schema" first, then "execute". ' +
+  'Deletes are permanent except boards (they go to the Trash). List tools return next_page with the exact parameter to pass for the following page.';
+
+export interface CanvasApiServerOptions {
+  settings: CanvasApiSettings;
+  logger: Logger;
+  version: string;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+type Json = Record<string, unknown>;
+
+export function createCanvasApiClient(settings: CanvasApiSettings, logger: Logger, fetchImpl?: typeof fetch): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: settings.baseUrl,
+    platformName: 'CanvasApi',
+    timeoutMs: settings.timeoutMs,
+    authorization: () => (settings.accessToken ? `Bearer ${settings.accessToken}` : undefined),
+    missingCredentialsMessage: 'No CanvasApi access token is configured, so nothing was sent.',
+    missingCredentialsNextStep: `Set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform (or pass --access-token to \`toolservers canvasapi\`); to try things out, start it with --sandbox.`,
+    defaultHeaders: { Accept: 'application/json' },
+    // The platform sends X-RateLimit-Reset as a UNIX time in seconds.
+    retryAfterSeconds: (response, now) => {
+      const reset = Number(response.headers.get('x-ratelimit-reset'));
+      if (Number.isFinite(reset) && reset > 0) return Math.max(0, Math.ceil(reset - now.getTime() / 1000));
+      const retryAfter = Number(response.headers.get('retry-after'));
+      return Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
+    },
+    parseError: (_status, body) => {
+      if (typeof body !== 'object' || body === null) return {};
+      const error = body as Json;
+      const details: Json = {};
+      if (error.context !== undefined) details.context = error.context;
+      if (error.type !== undefined && error.type !== 'error') details.type = error.type;
+      return {
+        ...(typeof error.code === 'string' || typeof error.code === 'number' ? { code: error.code } : {}),
+        ...(typeof error.message === 'string' ? { message: error.message } : {}),
+        ...(Object.keys(details).length ? { details } : {}),
+      };
+    },
+    describeError: ({ status, resourceLabel }) => {
+      if (status === 401) {
+        return {
+          message: 'CanvasApi rejected the access token: it is invalid, expired or revoked.',
+          nextStep: `Get a new access token and set ${CANVASAPI_ENV.accessToken}, then restart the server.`,
+        };
+      }
+      if (status === 403) {
+        return {
+          message: `The token may not do this${resourceLabel ? ` on ${resourceLabel}` : ''}.`,
+          nextStep:
+            'Check that the token has the needed scope, that the user has the needed role on the board, team or organization, and, for enterprise tools, that the organization is on the enterprise plan (some need a company admin).',
+        };
+      }
+      if (status === 404 && resourceLabel) return { message: `Not found: ${resourceLabel}.`, nextStep: 'Check the IDs; list the parent resource first to find the right ones.' };
+      return undefined;
+    },
+    logger,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+}
+
+export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServer<CanvasApiDeps> {
+  return {
+    id: 'canvasapi',
+    name: 'CanvasApi',
+    version: options.version,
+    instructions: CANVASAPI_INSTRUCTIONS,
+    tools: canvasApiTools,
+    deps: {
+      client: createCanvasApiClient(options.settings, options.logger, options.fetch),
+      requestSchemas: canvasApiRequestSchemas,
+      bodies: compileRequestSchemas(canvasApiRequestSchemas),
+      now: options.now ?? (() => new Date()),
+    },
+    logger: options.logger,
+  };
+}

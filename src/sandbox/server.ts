@@ -1,0 +1,218 @@
+/**
+ * The sandbox HTTP host: one node:http server that serves independent platform emulators under
+ * path prefixes (`/incidentops/...`, later `/canvasapi/...`) and records every request.
+ *
+ * Adding a platform: implement `SandboxPlatform` (a prefix and a `handle` function that turns a
+ * parsed request into a status, headers and a JSON body), then register it in `startSandbox`
+ * (or pass it through `options.platforms`). The host does the HTTP plumbing (body reading,
+ * latency, recording with redacted credentials, JSON encoding, 404 for unknown prefixes, 500 on
+ * a crash); platforms never see node:http objects.
+ *
+ * The emulators are written from the platforms' published specifications and deliberately share
+ * no code with the tool servers, so that a bug in a tool server is not mirrored here.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createIncidentOpsPlatform } from './incidentops/api.js';
+
+/** ID of the generated user who owns the sandbox token (the answer of /users/me). */
+export { DEMO_USER_ID } from './incidentops/data.js';
+
+/** A request as a platform sees it. */
+export interface SandboxRequest {
+  method: string;
+  /** Path after the platform prefix, raw (still percent-encoded), always starting with '/'. */
+  path: string;
+  /** Decoded query pairs in order, keys verbatim (e.g. 'statuses[]'). */
+  query: [string, string][];
+  /** Lower-cased header names; repeated headers joined with ', '. Not redacted. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Absolute base URL of this platform in this sandbox, e.g. http://127.0.0.1:1234/incidentops */
+  baseUrl: string;
+}
+
+export interface SandboxResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Serialized as JSON unless undefined (then the response has no body). */
+  body?: unknown;
+}
+
+export interface SandboxPlatform {
+  /** Path prefix without slashes, e.g. 'incidentops'. */
+  readonly prefix: string;
+  handle(request: SandboxRequest): SandboxResponse | Promise<SandboxResponse>;
+}
+
+export interface IncidentOpsSandboxOptions {
+  /** Number of users to generate (default 60, minimum 12). */
+  users?: number;
+  /** PRNG seed (default 1337). */
+  seed?: number;
+  /** Clock; the data is generated relative to now() at start, request defaults use now() per request. */
+  now?: () => Date;
+}
+
+export interface SandboxOptions {
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Access token every platform accepts (default 'sandbox-token'). */
+  token?: string;
+  /** Artificial delay before each response, in milliseconds (default 0). */
+  latencyMs?: number;
+  incidentops?: IncidentOpsSandboxOptions;
+  /** Extra platforms to serve next to the built-in ones (prefixes must be unique). */
+  platforms?: SandboxPlatform[];
+}
+
+export interface RecordedRequest {
+  platform: 'incidentops' | string;
+  method: string;
+  /** Path after the platform prefix, raw (percent-encoded). */
+  path: string;
+  /** Decoded query pairs in order, keys verbatim. */
+  query: [string, string][];
+  /** Lower-cased names; the credential in `authorization` is replaced by '[redacted]' (the scheme is kept). */
+  headers: Record<string, string>;
+  /** Response status; 0 while the request is still being handled. */
+  status: number;
+}
+
+export interface RunningSandbox {
+  /** e.g. http://127.0.0.1:PORT */
+  url: string;
+  incidentops: { baseUrl: string; token: string };
+  /** Every request received, in arrival order. */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
+
+/** Replace the credential but keep its scheme, e.g. 'Bearer [redacted]', 'Token token=[redacted]'. */
+export function redactAuthorization(value: string): string {
+  const token = /^(\s*token\s+token=)/i.exec(value);
+  if (token) return `${token[1]}[redacted]`;
+  const scheme = /^(\s*[A-Za-z][A-Za-z0-9_-]*\s+)\S/.exec(value);
+  if (scheme) return `${scheme[1]}[redacted]`;
+  return '[redacted]';
+}
+
+function collectHeaders(req: http.IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? DEFAULT_SANDBOX_TOKEN;
+  const latencyMs = Math.max(0, options.latencyMs ?? 0);
+  const requests: RecordedRequest[] = [];
+
+  const platforms = new Map<string, SandboxPlatform>();
+  const register = (p: SandboxPlatform) => {
+    if (platforms.has(p.prefix)) throw new Error(`sandbox platform prefix "${p.prefix}" registered twice`);
+    platforms.set(p.prefix, p);
+  };
+  register(createIncidentOpsPlatform({ token, ...options.incidentops }));
+  for (const p of options.platforms ?? []) register(p);
+
+  let origin = '';
+  const sockets = new Set<import('node:net').Socket>();
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const rawUrl = req.url ?? '/';
+      const q = rawUrl.indexOf('?');
+      const fullPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+      const search = q < 0 ? '' : rawUrl.slice(q + 1);
+      const match = /^\/([^/]*)(.*)$/.exec(fullPath);
+      const prefix = match?.[1] ?? '';
+      const rest = match?.[2] || '/';
+      const headers = collectHeaders(req);
+      const recordedHeaders = { ...headers };
+      if (recordedHeaders.authorization !== undefined) recordedHeaders.authorization = redactAuthorization(recordedHeaders.authorization);
+      const query = [...new URLSearchParams(search)] as [string, string][];
+      const record: RecordedRequest = { platform: prefix, method: req.method ?? 'GET', path: rest, query, headers: recordedHeaders, status: 0 };
+      requests.push(record);
+
+      let response: SandboxResponse;
+      try {
+        const body = await readBody(req);
+        const platform = platforms.get(prefix);
+        if (!platform) {
+          response = {
+            status: 404,
+            body: { error: { message: `Not Found: no sandbox platform at /${prefix}`, platforms: [...platforms.keys()].map((p) => `/${p}`) } },
+          };
+        } else {
+          response = await platform.handle({ method: record.method, path: rest, query, headers, body, baseUrl: `${origin}/${prefix}` });
+        }
+      } catch (err) {
+        response = { status: 500, body: { error: { message: `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}` } } };
+      }
+      if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+      record.status = response.status;
+      const payload = response.body === undefined ? '' : JSON.stringify(response.body);
+      const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };
+      if (payload !== '' && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-type')) outHeaders['content-type'] = 'application/json; charset=utf-8';
+      outHeaders['content-length'] = String(Buffer.byteLength(payload));
+      if (res.destroyed) return;
+      res.writeHead(response.status, outHeaders);
+      res.end(req.method === 'HEAD' ? undefined : payload);
+    })();
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  origin = `http://${hostForUrl(host)}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: origin,
+    incidentops: { baseUrl: `${origin}/incidentops`, token },
+    requests,
+    clearRequests() {
+      requests.length = 0;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        for (const s of sockets) s.destroy();
+      });
+      return closed;
+    },
+  };
+}
