@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
+import { toOutputJsonSchema } from '../src/core/schema.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import { startSandbox } from '../src/sandbox/server.js';
@@ -52,9 +53,10 @@ async function main(): Promise<void> {
 
   console.log('Context size of tools/list (what an agent pays up front):');
   for (const entry of SERVERS) {
-    const listed = listTools(entry.create({}, silentLogger));
+    const server = entry.create({}, silentLogger);
+    const listed = listTools(server).map((tool, i) => ({ ...tool, outputSchema: toOutputJsonSchema(server.tools[i]!.output) }));
     const bytes = Buffer.byteLength(JSON.stringify(listed));
-    console.log(`  ${entry.name.padEnd(12)} ${listed.length} tools, ${bytes} bytes (~${Math.round(bytes / 4)} tokens)`);
+    console.log(`  ${entry.name.padEnd(12)} ${listed.length} tools, ${bytes} bytes with input and output schemas (~${Math.round(bytes / 4)} tokens)`);
   }
 
   console.log('\nSearchUsers over the whole directory:');
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
   const invalidTool = findTool(server, 'IncidentOps.ListIncidents')!;
   const started = performance.now();
   for (let i = 0; i < 1000; i++) await executeTool(server, invalidTool, { limit: 500, status: 'nope' }, new AbortController().signal);
-  console.log(row(['rejecting invalid input (per call)', (performance.now() - started) / 1000, '', '']));
+  console.log(`rejecting invalid input: ${((performance.now() - started) * 1000 / 1000).toFixed(0)} µs per call`);
 
   const rss = process.memoryUsage().rss;
   console.log(`\nmemory: rss ${(rss / 1048576).toFixed(0)} MiB (was ${(rssBefore / 1048576).toFixed(0)} MiB at start; includes the sandbox)`);

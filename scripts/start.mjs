@@ -19,7 +19,7 @@ function newestMtime(dir) {
 
 if (!existsSync(entry) || newestMtime(path.join(root, 'src')) > statSync(entry).mtimeMs) {
   console.error('Building toolservers...');
-  const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 

@@ -30,7 +30,15 @@ interface ServeFlags extends ServerSettingsInput {
   allowedOrigin?: string[];
 }
 
-const logger = createLogger();
+// Commands that print for people stay quiet unless asked; servers log at info.
+const quietCommand = ['call', 'tools', 'sandbox'].includes(process.argv[2] ?? '');
+const logger = createLogger(process.env.TOOLSERVERS_LOG_LEVEL ?? (quietCommand ? 'warn' : 'info'));
+
+// `toolservers tools | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 async function maybeSandbox(enabled: boolean | undefined): Promise<RunningSandbox | undefined> {
   if (!enabled) return undefined;
