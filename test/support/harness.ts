@@ -2,6 +2,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { silentLogger } from '../../src/core/logger.js';
 import { executeTool, findTool, type AnyToolServer } from '../../src/core/registry.js';
+import { createCanvasApiServer } from '../../src/canvasapi/index.js';
+import { resolveCanvasApiSettings, type CanvasApiSettingsInput } from '../../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../../src/incidentops/index.js';
 import { resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from '../../src/incidentops/settings.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -62,4 +64,20 @@ export function scriptedFetch(answer: (url: URL, init: RequestInit, attempt: num
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** A CanvasApi server pointed at a platform (the sandbox's `canvasapi` entry) or, without one, at nothing. */
+export function canvasApiServerFor(
+  platform: { baseUrl: string; token: string } | undefined,
+  overrides: CanvasApiSettingsInput & { fetch?: typeof fetch; now?: () => Date } = {},
+): AnyToolServer {
+  const { fetch: fetchImpl, now, ...settingsInput } = overrides;
+  const base = platform ? { baseUrl: platform.baseUrl, accessToken: platform.token } : {};
+  return createCanvasApiServer({
+    settings: resolveCanvasApiSettings({ ...base, ...settingsInput }, {}),
+    logger: silentLogger,
+    version: '0.0.0-test',
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(now ? { now } : {}),
+  });
 }
