@@ -261,7 +261,7 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Settles with the promise, or rejects as soon as the signal aborts (even if the promise ignores it). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason ?? new Error('aborted'));

@@ -1,3 +1,5 @@
+import { nonEmpty, requireUrl, timeoutSetting } from '../core/settings.js';
+
 /** Where IncidentOps credentials and the API host come from. Flags win over environment variables. */
 
 export const INCIDENTOPS_HOSTS = {
@@ -32,25 +34,15 @@ export const INCIDENTOPS_ENV = {
   timeoutMs: 'INCIDENTOPS_TIMEOUT_MS',
 } as const;
 
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
-}
-
 export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): IncidentOpsSettings {
   const region = (nonEmpty(flags.region) ?? nonEmpty(env[INCIDENTOPS_ENV.region]) ?? 'us').toLowerCase();
   if (!(region in INCIDENTOPS_HOSTS)) {
     throw new Error(`Unknown IncidentOps region "${region}": use "us" or "eu", or set ${INCIDENTOPS_ENV.baseUrl} for any other host.`);
   }
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[INCIDENTOPS_ENV.baseUrl]) ?? INCIDENTOPS_HOSTS[region as IncidentOpsRegion];
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new Error(`${INCIDENTOPS_ENV.baseUrl} / --base-url is not a valid URL: "${baseUrl}"`);
-  }
-  const timeoutRaw = flags.timeoutMs ?? (env[INCIDENTOPS_ENV.timeoutMs] ? Number(env[INCIDENTOPS_ENV.timeoutMs]) : 30_000);
-  if (!Number.isFinite(timeoutRaw) || timeoutRaw <= 0) throw new Error(`${INCIDENTOPS_ENV.timeoutMs} must be a positive number of milliseconds`);
-  const settings: IncidentOpsSettings = { baseUrl, timeoutMs: timeoutRaw };
+  requireUrl(baseUrl, `${INCIDENTOPS_ENV.baseUrl} / --base-url`);
+  const timeoutMs = timeoutSetting(flags.timeoutMs, env[INCIDENTOPS_ENV.timeoutMs], INCIDENTOPS_ENV.timeoutMs);
+  const settings: IncidentOpsSettings = { baseUrl, timeoutMs };
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[INCIDENTOPS_ENV.accessToken]);
   const apiToken = nonEmpty(flags.apiToken) ?? nonEmpty(env[INCIDENTOPS_ENV.apiToken]);
   if (accessToken) settings.accessToken = accessToken;

@@ -1,3 +1,5 @@
+import { ToolError } from '../core/errors.js';
+import { raceAbort } from '../core/upstream.js';
 import type { IncidentOpsApi } from './api.js';
 
 type Json = Record<string, unknown>;
@@ -45,28 +47,15 @@ export class UserDirectory {
           this.inflight = undefined;
         });
     }
-    return abortable(this.inflight, signal);
+    try {
+      return await raceAbort(this.inflight, signal);
+    } catch (error) {
+      if (signal.aborted) throw new ToolError({ kind: 'cancelled', message: 'The call was cancelled while the user directory was being fetched.' });
+      throw error;
+    }
   }
 
   clear(): void {
     this.cached = undefined;
   }
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
