@@ -4,7 +4,7 @@ import { createLogger } from './core/logger.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from './core/registry.js';
 import { isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
 import { startSandbox, type RunningSandbox } from './sandbox/server.js';
-import { findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerSettingsInput } from './servers.js';
+import { findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
 
 const DEFAULT_HTTP_PORT = 3000;
 const DEFAULT_SANDBOX_PORT = 4010;
@@ -59,12 +59,21 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
 }
 
-function addCredentialOptions(command: Command): Command {
-  return command
-    .option('--base-url <url>', 'API base URL (IncidentOps: INCIDENTOPS_BASE_URL)')
-    .option('--region <region>', 'IncidentOps region us|eu (INCIDENTOPS_REGION)')
-    .option('--access-token <token>', 'OAuth access token (prefer INCIDENTOPS_ACCESS_TOKEN: flags show up in process lists)')
-    .option('--api-token <token>', 'IncidentOps REST API key (prefer INCIDENTOPS_API_TOKEN)');
+function addServerFlags(command: Command, flags: ServerFlag[]): Command {
+  for (const flag of flags) command.option(flag.flags, flag.description);
+  return command;
+}
+
+/** For `call`: every server's flags once; the tool's server reads the ones it knows. */
+function allServerFlags(): ServerFlag[] {
+  const seen = new Map<string, ServerFlag>();
+  for (const entry of SERVERS) {
+    for (const flag of entry.flags) {
+      const existing = seen.get(flag.flags);
+      seen.set(flag.flags, existing ? { flags: flag.flags, description: `${existing.description}; ${entry.name}: ${flag.description}` } : { flags: flag.flags, description: `${entry.name}: ${flag.description}` });
+    }
+  }
+  return [...seen.values()];
 }
 
 function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
@@ -115,7 +124,7 @@ const program = new Command()
 
 for (const entry of SERVERS) {
   const command = program.command(entry.id).description(`serve the ${entry.name} tools (stdio by default)`);
-  addCredentialOptions(addServeOptions(command, true)).action(async (flags: ServeFlags) => {
+  addServerFlags(addServeOptions(command, true), entry.flags).action(async (flags: ServeFlags) => {
     const sandbox = await maybeSandbox(flags.sandbox);
     const server = entry.create(settingsFrom(flags), logger, sandbox);
     if (flags.transport === 'stdio') {
@@ -127,11 +136,12 @@ for (const entry of SERVERS) {
   });
 }
 
-addCredentialOptions(
-  addServeOptions(program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp)'), false),
+addServeOptions(
+  program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
+  false,
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
-  const servers = SERVERS.map((entry) => entry.create(settingsFrom(flags), logger, sandbox));
+  const servers = SERVERS.map((entry) => entry.create({}, logger, sandbox));
   await serveHttp(servers, flags, false);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
@@ -156,10 +166,12 @@ program
       [
         `Sandbox running at ${sandbox.url}`,
         `  IncidentOps base URL: ${sandbox.incidentops.baseUrl}`,
-        `  Access token:         ${sandbox.incidentops.token}`,
+        `  CanvasApi base URL:   ${sandbox.canvasapi.baseUrl}`,
+        `  Access token:         ${sandbox.incidentops.token} (both platforms)`,
         '',
         'Point a server at it, for example:',
         `  INCIDENTOPS_BASE_URL=${sandbox.incidentops.baseUrl} INCIDENTOPS_ACCESS_TOKEN=${sandbox.incidentops.token} toolservers incidentops`,
+        `  CANVASAPI_BASE_URL=${sandbox.canvasapi.baseUrl} CANVASAPI_ACCESS_TOKEN=${sandbox.canvasapi.token} toolservers canvasapi`,
         '',
       ].join('\n'),
     );
@@ -183,13 +195,14 @@ program
     for (const tool of all) process.stdout.write(`${tool.name.padEnd(40)} ${tool.title}\n`);
   });
 
-addCredentialOptions(
+addServerFlags(
   program
     .command('call')
     .description("run one tool and print its result as JSON, e.g. toolservers call IncidentOps.ListIncidents '{\"status\":\"triggered\"}' --sandbox")
     .argument('<tool>', 'tool name, e.g. IncidentOps.WhoAmI')
     .argument('[arguments]', 'JSON object with the arguments', '{}')
     .option('--sandbox', 'run against the built-in sandbox'),
+  allServerFlags(),
 ).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
   const entry = serverForTool(toolName);
   if (!entry) fail(`Unknown tool "${toolName}". Run \`toolservers tools\` to list them.`);

@@ -8,9 +8,10 @@ import { listTools, type ListedTool } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
 import { SERVERS } from '../src/servers.js';
 import { loadSeed, skipUnlessSeed } from './support/reference.js';
-import { parseIncidentOpsSeed, type SeedTool } from './support/seed-contract.js';
+import { parseCanvasApiSeed, parseIncidentOpsSeed, type SeedTool } from './support/seed-contract.js';
 
 const INCIDENTOPS_SEED = '000_8725cf638a095541.txt';
+const CANVASAPI_SEED = '001_deac08a58eb0cb16.txt';
 
 function toolsOf(serverId: string): ListedTool[] {
   const entry = SERVERS.find((s) => s.id === serverId);
@@ -92,6 +93,43 @@ describe('IncidentOps inventory', () => {
       if (properties.limit) assert.deepEqual([properties.limit.minimum, properties.limit.maximum, properties.limit.default], [1, 50, 10], tool.name);
       if (properties.offset) assert.equal(properties.offset.minimum, 0, tool.name);
     }
+  });
+});
+
+describe('CanvasApi inventory', () => {
+  const listed = toolsOf('canvasapi');
+
+  it('lists exactly the seed tools with the seed parameters, required flags and defaults', { skip: skipUnlessSeed(CANVASAPI_SEED) }, () => {
+    const seedTools = parseCanvasApiSeed(loadSeed(CANVASAPI_SEED) ?? '');
+    assert.equal(seedTools.length, 139, 'the seed names 139 tools');
+    assertMatchesSeed(listed, seedTools);
+  });
+
+  it('annotates reads, creates, updates, deletes and irreversible actions as the contract asks', () => {
+    assert.equal(listed.length, 139);
+    const byName = new Map(listed.map((t) => [t.name, t.annotations]));
+    const hints = (name: string) => {
+      const a = byName.get(name);
+      assert.ok(a, name);
+      return [a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint];
+    };
+    assert.deepEqual(hints('CanvasApi.RetrieveBoardInfo'), [true, false, true, true]);
+    assert.deepEqual(hints('CanvasApi.CreateBoardTag'), [false, false, false, true], 'creates are additive');
+    assert.deepEqual(hints('CanvasApi.UpdateStickyNote'), [false, true, true, true], 'updates overwrite');
+    assert.deepEqual(hints('CanvasApi.DeleteCanvasBoard'), [false, true, true, true]);
+    assert.deepEqual(hints('CanvasApi.RevokeCanvasAccessToken')[1], true, 'revoking a token is destructive');
+    assert.deepEqual(hints('CanvasApi.ResetUserSessions')[1], true, 'resetting sessions is destructive');
+    for (const tool of listed) {
+      assertExplicitHints(tool);
+      assert.equal(tool.annotations.openWorldHint, true, tool.name);
+      if (tool.annotations.readOnlyHint) assert.equal(tool.annotations.destructiveHint, false, tool.name);
+      if (/\.(Delete|Remove)/.test(tool.name)) assert.equal(tool.annotations.destructiveHint, true, tool.name);
+      if (/\.(Get|Retrieve|Fetch|Review)/.test(tool.name)) assert.equal(tool.annotations.readOnlyHint, true, tool.name);
+    }
+  });
+
+  it('advertises flat input schemas with every parameter described', () => {
+    for (const tool of listed) assertFlatAndDescribed(tool);
   });
 });
 

@@ -706,7 +706,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.RetrieveAppCardInfo',
     title: 'Get app card',
-    description: 'Reads one app card item.',
+    description: 'Reads one app card: title, fields, status, style, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -771,7 +771,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetCardItemInfo',
     title: 'Get card',
-    description: 'Reads one card item.',
+    description: 'Reads one card: title, description, due date, assignee, style, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -923,7 +923,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.RetrieveDocumentItemInfo',
     title: 'Get document',
-    description: 'Reads one document item.',
+    description: 'Reads one document item: title, source URL, size, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -998,7 +998,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetEmbedItemInfo',
     title: 'Get embed',
-    description: 'Reads one embed item.',
+    description: 'Reads one embed item: content URL, display mode, preview, size, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -1073,7 +1073,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetImageItemInfo',
     title: 'Get image',
-    description: 'Reads one image item.',
+    description: 'Reads one image item: title, image URL, size, rotation, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -1143,7 +1143,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetShapeInformation',
     title: 'Get shape',
-    description: 'Reads one shape item.',
+    description: 'Reads one shape: shape type, content, style, size, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -1208,7 +1208,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetStickyNoteInfo',
     title: 'Get sticky note',
-    description: 'Reads one sticky note.',
+    description: 'Reads one sticky note: content, shape, colors, size, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -1273,7 +1273,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetTextItemInfo',
     title: 'Get text item',
-    description: 'Reads one text item.',
+    description: 'Reads one text item: content, style, size, position and parent frame.',
     toolset: 'items',
     effect: 'read',
     method: 'GET',
@@ -1409,7 +1409,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetBoardFrameInfo',
     title: 'Get frame',
-    description: 'Reads one frame.',
+    description: 'Reads one frame: title, fill color, size and position (items inside it: GetItemsWithinFrame).',
     toolset: 'frames',
     effect: 'read',
     method: 'GET',

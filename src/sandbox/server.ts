@@ -13,6 +13,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createCanvasApiPlatform, type CanvasApiDemo } from './canvasapi/index.js';
 import { createIncidentOpsPlatform } from './incidentops/api.js';
 
 /** ID of the generated user who owns the sandbox token (the answer of /users/me). */
@@ -54,6 +55,13 @@ export interface IncidentOpsSandboxOptions {
   now?: () => Date;
 }
 
+export interface CanvasApiSandboxOptions {
+  /** Whether the demo organization is on the enterprise plan (default true); false answers enterprise endpoints with 403. */
+  enterprise?: boolean;
+  seed?: number;
+  now?: () => Date;
+}
+
 export interface SandboxOptions {
   host?: string;
   /** 0 (default) picks a free port. */
@@ -63,7 +71,8 @@ export interface SandboxOptions {
   /** Artificial delay before each response, in milliseconds (default 0). */
   latencyMs?: number;
   incidentops?: IncidentOpsSandboxOptions;
-  /** Extra platforms to serve next to the built-in ones (prefixes must be unique). */
+  canvasapi?: CanvasApiSandboxOptions;
+  /** Extra platforms to serve next to the built-in ones; one with a built-in prefix replaces that built-in. */
   platforms?: SandboxPlatform[];
 }
 
@@ -84,6 +93,8 @@ export interface RunningSandbox {
   /** e.g. http://127.0.0.1:PORT */
   url: string;
   incidentops: { baseUrl: string; token: string };
+  /** `demo` holds the IDs of the demo organization, team, project, boards and app (absent when replaced through `platforms`). */
+  canvasapi: { baseUrl: string; token: string; demo?: CanvasApiDemo };
   /** Every request received, in arrival order. */
   requests: RecordedRequest[];
   clearRequests(): void;
@@ -135,7 +146,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (platforms.has(p.prefix)) throw new Error(`sandbox platform prefix "${p.prefix}" registered twice`);
     platforms.set(p.prefix, p);
   };
-  register(createIncidentOpsPlatform({ token, ...options.incidentops }));
+  const replaced = new Set((options.platforms ?? []).map((p) => p.prefix));
+  if (!replaced.has('incidentops')) register(createIncidentOpsPlatform({ token, ...options.incidentops }));
+  const canvas = replaced.has('canvasapi') ? undefined : createCanvasApiPlatform({ token, ...options.canvasapi });
+  if (canvas) register(canvas);
   for (const p of options.platforms ?? []) register(p);
 
   let origin = '';
@@ -202,6 +216,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     url: origin,
     incidentops: { baseUrl: `${origin}/incidentops`, token },
+    canvasapi: { baseUrl: `${origin}/canvasapi`, token, ...(canvas ? { demo: canvas.demo } : {}) },
     requests,
     clearRequests() {
       requests.length = 0;
