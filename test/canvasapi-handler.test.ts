@@ -169,6 +169,8 @@ describe('validation before sending', () => {
     ['CanvasApi.CreateBoardTag', { board_unique_id: 'b1', tag_title: 'x', tag_fill_color: 'orange' }, 'tag_fill_color', /"red"/],
     ['CanvasApi.RetrieveBoardInfo', { board_unique_identifier: '' }, 'board_unique_identifier', /must not be empty/],
     ['CanvasApi.RetrieveBoardInfo', { board_id: 'b1' }, 'board_id', /unknown parameter/],
+    ['CanvasApi.CreateBoardExportJob', { organization_id: 'o1', board_export_request_id: 'job-1' }, 'board_export_request_id', /UUID/],
+    ['CanvasApi.CreateBoardTag', { board_unique_id: 'b1', tag_title: 'x'.repeat(121) }, 'tag_title', /at most 120 characters/],
   ];
   for (const [tool, args, parameter, problem] of cases) {
     it(`${tool} rejects ${JSON.stringify(args).slice(0, 80)}`, async () => {
@@ -192,6 +194,15 @@ describe('validation before sending', () => {
     assert.equal(ok.isError, false, JSON.stringify(ok.data));
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.url.searchParams.get('limit'), '100', 'the contract default page size');
+  });
+});
+
+describe('page sizes the platform insists on', () => {
+  it('eDiscovery lists send 100 when the optional page size is omitted, and the given value otherwise', async () => {
+    const { server: s, calls } = server(() => jsonResponse(200, { data: [], cursor: '' }));
+    await callTool(s, 'CanvasApi.RetrieveEdiscoveryCases', { organization_id: 'o1' });
+    await callTool(s, 'CanvasApi.RetrieveEdiscoveryCases', { organization_id: 'o1', maximum_items: 7 });
+    assert.deepEqual(calls.map((c) => c.url.searchParams.get('limit')), ['100', '7']);
   });
 });
 

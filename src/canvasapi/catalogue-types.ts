@@ -40,8 +40,9 @@ export type CanvasEffect = 'read' | 'create' | 'update' | 'delete' | 'action';
  * - https-url / http-url: absolute URL with that scheme (http-url accepts http and https)
  * - integer-text: a string holding a base-10 integer (for limits the contract types as strings)
  * - comma-emails: comma-separated e-mail addresses
+ * - uuid: a UUID such as 9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f
  */
-export type CanvasFormat = 'email' | 'utc-datetime-ms' | 'utc-datetime' | 'date' | 'https-url' | 'http-url' | 'integer-text' | 'comma-emails';
+export type CanvasFormat = 'uuid' | 'email' | 'utc-datetime-ms' | 'utc-datetime' | 'date' | 'https-url' | 'http-url' | 'integer-text' | 'comma-emails';
 
 export interface CanvasParam {
   /** Parameter name exactly as in the contract. */
@@ -64,6 +65,14 @@ export interface CanvasParam {
   max?: number;
   /** For string[]: at most this many entries. */
   maxItems?: number;
+  /** For strings: at most this many characters (the platform's limit). */
+  maxLength?: number;
+  /**
+   * Sent when the agent omits the parameter, because the platform insists on a value the
+   * contract leaves optional (only page sizes; never anything that changes data). Not
+   * advertised as a default; the description says what is sent.
+   */
+  sentWhenOmitted?: number;
   /** For two-mode tools: required when mode is execute (declared optional in the contract). */
   requiredForExecute?: boolean;
 }

@@ -181,7 +181,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2/orgs/{org_id}/cases',
     params: [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
-      { name: 'maximum_items', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, description: 'Page size, 1 to 100 (e.g. 100).' },
+      { name: 'maximum_items', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, sentWhenOmitted: 100, description: 'Page size, 1 to 100; when omitted 100 is sent (the platform needs one).' },
       { name: 'pagination_cursor', type: 'string', required: false, to: 'query:cursor', description: 'Cursor from the previous response; omit for the first page.' },
     ],
     success: [200],
@@ -214,7 +214,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'case_id', type: 'string', required: true, to: 'path:case_id', description: 'ID of the eDiscovery case.' },
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
-      { name: 'maximum_items_in_result', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, description: 'Page size, 1 to 100 (e.g. 100).' },
+      { name: 'maximum_items_in_result', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, sentWhenOmitted: 100, description: 'Page size, 1 to 100; when omitted 100 is sent (the platform needs one).' },
       { name: 'pagination_cursor', type: 'string', required: false, to: 'query:cursor', description: 'Cursor from the previous response; omit for the first page.' },
     ],
     success: [200],
@@ -249,7 +249,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'case_id', type: 'string', required: true, to: 'path:case_id', description: 'ID of the eDiscovery case.' },
       { name: 'legal_hold_identifier', type: 'string', required: true, to: 'path:legal_hold_id', description: 'ID of the legal hold.' },
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
-      { name: 'maximum_items_in_result', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, description: 'Page size, 1 to 100 (e.g. 100).' },
+      { name: 'maximum_items_in_result', type: 'integer', required: false, to: 'query:limit', min: 1, max: 100, sentWhenOmitted: 100, description: 'Page size, 1 to 100; when omitted 100 is sent (the platform needs one).' },
       { name: 'page_cursor', type: 'string', required: false, to: 'query:cursor', description: 'Cursor from the previous response; omit for the first page.' },
     ],
     success: [200],
@@ -265,7 +265,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     method: 'POST',
     path: '/v2/orgs/{org_id}/boards/export/jobs',
     params: [
-      { name: 'board_export_request_id', type: 'string', required: true, to: 'query:request_id', description: 'A new UUID per export request; repeating it makes a retry safe (e.g. "9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f").' },
+      { name: 'board_export_request_id', type: 'string', required: true, to: 'query:request_id', format: 'uuid', description: 'A new UUID per export request; repeating it makes a retry safe (e.g. "9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f").' },
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
       { name: 'export_board_ids', type: 'string[]', required: false, to: 'body:boardIds', maxItems: 50, description: 'IDs of the boards to export, 1 to 50.' },
       { name: 'export_format', type: 'string', required: false, to: 'body:boardFormat', enum: ['SVG', 'HTML', 'PDF'], description: 'File format of the export; the platform uses SVG when omitted.' },
@@ -1678,7 +1678,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2/boards/{board_id}/tags',
     params: [
       { name: 'board_unique_id', type: 'string', required: true, to: 'path:board_id', description: 'ID of the board, as in its URL (e.g. uXjVOabc123=).' },
-      { name: 'tag_title', type: 'string', required: true, to: 'body:title', description: 'Text of the tag, up to 120 characters; unique on the board, case-sensitive.' },
+      { name: 'tag_title', type: 'string', required: true, to: 'body:title', maxLength: 120, description: 'Text of the tag, up to 120 characters; unique on the board, case-sensitive.' },
       { name: 'tag_fill_color', type: 'string', required: false, to: 'body:fillColor', enum: ['red', 'light_green', 'cyan', 'yellow', 'magenta', 'green', 'blue', 'gray', 'violet', 'dark_green', 'dark_blue', 'black'], description: 'Color of the tag.' },
     ],
     success: [201],
@@ -1728,7 +1728,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'board_identifier', type: 'string', required: true, to: 'path:board_id', description: 'ID of the board, as in its URL (e.g. uXjVOabc123=).' },
       { name: 'tag_unique_identifier', type: 'string', required: true, to: 'path:tag_id', description: 'ID of the tag to change.' },
       { name: 'tag_fill_color', type: 'string', required: false, to: 'body:fillColor', enum: ['red', 'light_green', 'cyan', 'yellow', 'magenta', 'green', 'blue', 'gray', 'violet', 'dark_green', 'dark_blue', 'black'], description: 'New color of the tag.' },
-      { name: 'tag_title', type: 'string', required: false, to: 'body:title', description: 'New text of the tag, up to 120 characters; unique on the board, case-sensitive.' },
+      { name: 'tag_title', type: 'string', required: false, to: 'body:title', maxLength: 120, description: 'New text of the tag, up to 120 characters; unique on the board, case-sensitive.' },
     ],
     success: [200],
     plan: 'all',
@@ -1809,7 +1809,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2-experimental/webhooks/board_subscriptions',
     params: [
       { name: 'board_id', type: 'string', required: false, to: 'body:boardId', description: 'ID of the board to watch.' },
-      { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', description: 'https URL that receives the notifications (8 to 256 characters); it must be reachable by the platform.' },
+      { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', maxLength: 256, description: 'https URL that receives the notifications (8 to 256 characters); it must be reachable by the platform.' },
       { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], description: 'enabled delivers notifications, disabled pauses them; lost_access is set by the platform when board access is gone.' },
     ],
     success: [201],
@@ -1825,7 +1825,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2-experimental/webhooks/board_subscriptions/{subscription_id}',
     params: [
       { name: 'subscription_id', type: 'string', required: true, to: 'path:subscription_id', description: 'ID of the webhook subscription.' },
-      { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', description: 'New https URL that receives the notifications (8 to 256 characters).' },
+      { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', maxLength: 256, description: 'New https URL that receives the notifications (8 to 256 characters).' },
       { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], description: 'enabled delivers notifications, disabled pauses them; lost_access is set by the platform when board access is gone.' },
     ],
     success: [200],
@@ -1917,7 +1917,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2/orgs/{org_id}/teams/{team_id}/projects',
     params: [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
-      { name: 'project_name', type: 'string', required: true, to: 'body:name', description: 'Name of the new project, 1 to 60 characters.' },
+      { name: 'project_name', type: 'string', required: true, to: 'body:name', maxLength: 60, description: 'Name of the new project, 1 to 60 characters.' },
       { name: 'team_id', type: 'string', required: true, to: 'path:team_id', description: 'ID of the team the project belongs to.' },
     ],
     success: [201],
@@ -1966,7 +1966,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     method: 'PATCH',
     path: '/v2/orgs/{org_id}/teams/{team_id}/projects/{project_id}',
     params: [
-      { name: 'new_project_name', type: 'string', required: true, to: 'body:name', description: 'New name of the project, 1 to 60 characters.' },
+      { name: 'new_project_name', type: 'string', required: true, to: 'body:name', maxLength: 60, description: 'New name of the project, 1 to 60 characters.' },
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
       { name: 'project_identifier', type: 'string', required: true, to: 'path:project_id', description: 'ID of the project.' },
       { name: 'team_id', type: 'string', required: true, to: 'path:team_id', description: 'ID of the team.' },
@@ -2122,7 +2122,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     path: '/v2/orgs/{org_id}/teams',
     params: [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
-      { name: 'team_name', type: 'string', required: false, to: 'body:name', description: 'Name of the new team, 1 to 60 characters.' },
+      { name: 'team_name', type: 'string', required: false, to: 'body:name', maxLength: 60, description: 'Name of the new team, 1 to 60 characters.' },
     ],
     success: [201],
     plan: 'enterprise',
@@ -2171,7 +2171,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'ID of the organization.' },
       { name: 'team_identifier', type: 'string', required: true, to: 'path:team_id', description: 'ID of the team.' },
-      { name: 'new_team_name', type: 'string', required: false, to: 'body:name', description: 'New name of the team, 1 to 60 characters.' },
+      { name: 'new_team_name', type: 'string', required: false, to: 'body:name', maxLength: 60, description: 'New name of the team, 1 to 60 characters.' },
     ],
     success: [200],
     plan: 'enterprise',

@@ -68,7 +68,7 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
   const pathParams: Record<string, string> = {};
   const query: Record<string, QueryValue> = {};
   for (const param of entry.params) {
-    const value = args[param.name];
+    const value = args[param.name] ?? param.sentWhenOmitted;
     if (value === undefined || param.to === 'tool' || param.to === 'body') continue;
     const [where, target = ''] = splitTarget(param.to);
     if (where === 'path') pathParams[target] = String(value);

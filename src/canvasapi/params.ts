@@ -7,6 +7,7 @@ const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 const UTC_DATETIME_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UTC_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function isUrl(value: string, schemes: readonly string[]): boolean {
   try {
@@ -20,6 +21,8 @@ function isUrl(value: string, schemes: readonly string[]): boolean {
 /** Returns a problem description, or undefined when the value has the format. */
 export function checkFormat(format: CanvasFormat, value: string, bounds: { min?: number; max?: number } = {}): string | undefined {
   switch (format) {
+    case 'uuid':
+      return UUID.test(value) ? undefined : `must be a UUID such as "9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f" (got ${JSON.stringify(value)})`;
     case 'email':
       return EMAIL.test(value) ? undefined : `must be an e-mail address such as "ana@example.com" (got ${JSON.stringify(value)})`;
     case 'comma-emails': {
@@ -86,7 +89,8 @@ function baseSchema(param: CanvasParam): z.ZodType {
     case 'string': {
       if (param.enum) return z.enum(param.enum as [string, ...string[]]);
       // Identifiers and free text alike: an empty string is never meaningful to the platform.
-      return withFormat(z.string().trim().min(1), param);
+      const text = z.string().trim().min(1);
+      return withFormat(param.maxLength !== undefined ? text.max(param.maxLength) : text, param);
     }
   }
 }
