@@ -151,3 +151,31 @@ describe('stdio (child process via the CLI)', () => {
     });
   }
 });
+
+describe('CanvasApi over stdio (2025-era client)', () => {
+  it('lists the 139 tools and calls a read and a two-mode schema request', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'canvasapi', '--sandbox'],
+      env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
+    const client = newClient({});
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 139);
+      assert.ok(tools.every((t) => t.name.startsWith('CanvasApi.') && t.annotations?.openWorldHint === true));
+      const info = await call(client, 'CanvasApi.GetAccessTokenInfo');
+      assert.equal(info.isError, false, JSON.stringify(info.data));
+      const schema = await call(client, 'CanvasApi.AddStickyNoteToBoard', { mode: 'get_request_schema' });
+      assert.equal(schema.isError, false);
+      assert.equal((schema.data.request_schema as Json).type, 'object');
+      const boards = await call(client, 'CanvasApi.RetrieveUserBoards', { maximum_number_of_boards: '1' });
+      assert.equal(boards.isError, false, JSON.stringify(boards.data));
+      assert.ok(boards.data.next_page, 'more boards than one: the next page is spelled out');
+    } finally {
+      await client.close();
+    }
+  });
+});
