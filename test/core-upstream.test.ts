@@ -721,3 +721,48 @@ test('each attempt is logged at debug with method, path, status, duration and at
     ],
   );
 });
+
+test('a 401 triggers one credential refresh and one more send, even for a POST', async () => {
+  const server = await startServer([json(401, { error: { code: 2006, message: 'expired' } }), json(201, { ok: true })]);
+  try {
+    let current = 'Bearer old-token-aaaaaaaa';
+    let refreshes = 0;
+    const { client } = makeClient(server.url, {
+      authorization: () => current,
+      refreshAuthorization: async () => {
+        refreshes += 1;
+        current = 'Bearer new-token-bbbbbbbb';
+        return true;
+      },
+    });
+    const response = await client.request({ method: 'POST', path: '/things', body: { a: 1 } });
+    assert.equal(response.status, 201);
+    assert.equal(refreshes, 1);
+    assert.deepEqual(server.seen.map((s) => s.headers.authorization), ['Bearer old-token-aaaaaaaa', 'Bearer new-token-bbbbbbbb']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a second 401 after a refresh, or a refresh that yields nothing, is reported as unauthorized', async () => {
+  const twice = await startServer([json(401, {}), json(401, {})]);
+  try {
+    let refreshes = 0;
+    const { client } = makeClient(twice.url, { refreshAuthorization: async () => (refreshes += 1) > 0 });
+    const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+    assert.equal(error.details.kind, 'unauthorized');
+    assert.equal(refreshes, 1, 'refreshes at most once per request');
+    assert.equal(twice.seen.length, 2);
+  } finally {
+    await twice.close();
+  }
+  const none = await startServer([json(401, {})]);
+  try {
+    const { client } = makeClient(none.url, { refreshAuthorization: async () => false });
+    const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+    assert.equal(error.details.kind, 'unauthorized');
+    assert.equal(none.seen.length, 1);
+  } finally {
+    await none.close();
+  }
+});

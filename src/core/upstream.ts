@@ -114,8 +114,13 @@ export interface UpstreamClientOptions {
   baseUrl: string;
   /** Platform name for messages, e.g. `IncidentOps`. */
   platformName: string;
-  /** Full Authorization header value; undefined means "not configured". Called once per request. */
+  /** Full Authorization header value; undefined means "not configured". Called once per request (again after a refresh). */
   authorization: () => Promise<string | undefined> | string | undefined;
+  /**
+   * Called once after a 401: true means fresh credentials are available, and the request is
+   * sent once more (a 401 was not processed, so this is safe for every method).
+   */
+  refreshAuthorization?: () => Promise<boolean>;
   missingCredentialsMessage?: string;
   missingCredentialsNextStep?: string;
   defaultHeaders?: Record<string, string>;
@@ -409,10 +414,11 @@ export class UpstreamClient {
     const ctx: RequestContext = { req, path, secrets: [] };
     if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, {});
 
-    const authorization = await this.readAuthorization();
+    let authorization = await this.readAuthorization();
     ctx.secrets = secretsOf(authorization);
     if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, {});
-    const headers = this.buildHeaders(req, authorization, body !== undefined);
+    let headers = this.buildHeaders(req, authorization, body !== undefined);
+    let refreshed = false;
 
     const idempotent = isIdempotent(method);
     for (let attempt = 1; ; attempt += 1) {
@@ -432,6 +438,24 @@ export class UpstreamClient {
       const status = response.status;
       if (status >= 200 && status < 300) {
         return { status, headers: response.headers, data: this.parseSuccess(response, text, ctx, attempt) as T };
+      }
+
+      if (status === 401 && !refreshed && this.options.refreshAuthorization) {
+        refreshed = true;
+        let renewed = false;
+        try {
+          renewed = await this.options.refreshAuthorization();
+        } catch (error) {
+          this.logger.warn({ platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
+        }
+        if (renewed) {
+          authorization = await this.readAuthorization();
+          ctx.secrets = [...ctx.secrets, ...secretsOf(authorization)];
+          headers = this.buildHeaders(req, authorization, body !== undefined);
+          this.logger.info({ platform: this.platformName, method, path }, 'credentials refreshed after a 401; sending once more');
+          attempt -= 1; // the refresh does not consume the retry budget
+          continue;
+        }
       }
 
       if (status === 429) {
