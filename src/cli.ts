@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from './core/logger.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from './core/registry.js';
-import { isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
+import { generateServerKey, isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
 import { startSandbox, type RunningSandbox } from './sandbox/server.js';
 import { findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
 
@@ -28,7 +28,10 @@ interface ServeFlags extends ServerSettingsInput {
   sandbox?: boolean;
   allowedHost?: string[];
   allowedOrigin?: string[];
+  serverKey?: string;
 }
+
+const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
 
 // Commands that print for people stay quiet unless asked; servers log at info.
 const quietCommand = ['call', 'tools', 'sandbox'].includes(process.argv[2] ?? '');
@@ -55,6 +58,7 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--host <host>', 'HTTP bind address (loopback by default)', '127.0.0.1')
     .option('--port <port>', 'HTTP port', parsePort, DEFAULT_HTTP_PORT)
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
+    .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
     .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
 }
@@ -86,33 +90,51 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
 }
 
 async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean): Promise<void> {
-  if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: anyone who can reach it can use these tools');
+  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
+  if (!isLoopbackHost(flags.host)) {
+    if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
+    logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
+  }
+  const serverKey = configuredKey ?? generateServerKey();
   const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server }));
   const running = await serveOverHttp({
     host: flags.host,
     port: flags.port,
     mounts,
     logger,
+    serverKey,
     ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
     ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
   });
-  process.stderr.write(describeEndpoints(running.endpoints));
+  // A generated key is shown once, in the client configurations; a configured one is never echoed.
+  process.stderr.write(describeEndpoints(running.endpoints, configuredKey ? undefined : serverKey));
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer }[]): string {
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer }[], generatedKey: string | undefined): string {
+  const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
+  const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
   for (const { url, server } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${server.tools.length} tools)`);
+  lines.push(
+    '',
+    generatedKey
+      ? `Clients must send "Authorization: Bearer <key>". Generated key for this run (shown only now; set ${SERVER_KEY_ENV} to keep one):\n  ${generatedKey}`
+      : `Clients must send "Authorization: Bearer <key>" with the key from ${SERVER_KEY_ENV}.`,
+  );
   const entries = (shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(url)]));
-  lines.push('', 'Cursor (~/.cursor/mcp.json):', JSON.stringify({ mcpServers: entries((url) => ({ url })) }, null, 2));
-  lines.push('', 'VS Code (.vscode/mcp.json):', JSON.stringify({ servers: entries((url) => ({ type: 'http', url })) }, null, 2));
+  lines.push('', 'Cursor (~/.cursor/mcp.json):', JSON.stringify({ mcpServers: entries((url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
+  lines.push('', 'VS Code (.vscode/mcp.json):', JSON.stringify({ servers: entries((url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
   lines.push('', 'Claude Code:');
-  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${url}`);
+  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${url} --header "Authorization: ${bearer}"`);
   lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):');
-  lines.push(JSON.stringify({ mcpServers: entries((url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url] })) }, null, 2), '');
+  lines.push(
+    JSON.stringify({ mcpServers: entries((url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${bearer}`] })) }, null, 2),
+    '',
+  );
   return lines.join('\n') + '\n';
 }
 

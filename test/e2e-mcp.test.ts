@@ -75,13 +75,27 @@ async function assertListing(client: Client): Promise<void> {
   }
 }
 
+const SERVER_KEY = 'e2e-server-key-0123456789abcdef';
+
 describe('Streamable HTTP', () => {
   let sandbox: RunningSandbox;
   let http: RunningHttpServer;
+  const upstreamAuthorizations: string[] = [];
 
   before(async () => {
     sandbox = await startTestSandbox();
-    http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox) }] });
+    // Record what the server sends upstream, to prove the client's key stays with this server.
+    const recordingFetch: typeof fetch = (input, init) => {
+      upstreamAuthorizations.push(new Headers(init?.headers).get('authorization') ?? '');
+      return fetch(input, init);
+    };
+    http = await serveOverHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      serverKey: SERVER_KEY,
+      mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox, { fetch: recordingFetch }) }],
+    });
   });
   after(async () => {
     await http.close();
@@ -91,7 +105,7 @@ describe('Streamable HTTP', () => {
   for (const { era, options } of ERAS) {
     it(`serves a ${era} client: lists 14 tools and every tool succeeds`, async () => {
       const client = newClient(options);
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${SERVER_KEY}` } } }));
       try {
         assert.equal(client.getProtocolEra(), era);
         await assertListing(client);
@@ -106,9 +120,32 @@ describe('Streamable HTTP', () => {
     });
   }
 
-  it('refuses a foreign Host header (DNS rebinding) and a foreign Origin', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  it('never forwards the client key upstream: the platform only sees its own token', () => {
+    assert.ok(upstreamAuthorizations.length > 0);
+    for (const value of upstreamAuthorizations) {
+      assert.equal(value, `Bearer ${sandbox.incidentops.token}`);
+      assert.ok(!value.includes(SERVER_KEY));
+    }
+  });
+
+  it('answers 401 with WWW-Authenticate without the key or with a wrong one', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const missing = await fetch(`${http.url}/mcp`, { method: 'POST', body, headers });
+    assert.equal(missing.status, 401);
+    assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer realm="toolservers"/);
+    const wrong = await fetch(`${http.url}/mcp`, { method: 'POST', body, headers: { ...headers, authorization: 'Bearer not-the-key-but-long-enough' } });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    const basic = await fetch(`${http.url}/mcp`, { method: 'POST', body, headers: { ...headers, authorization: `Basic ${Buffer.from(`u:${SERVER_KEY}`).toString('base64')}` } });
+    assert.equal(basic.status, 401);
+    const ok = await fetch(`${http.url}/mcp`, { method: 'POST', body, headers: { ...headers, authorization: `Bearer ${SERVER_KEY}` } });
+    assert.equal(ok.status, 200);
+  });
+
+  it('refuses a foreign Host header (DNS rebinding) and a foreign Origin, even with the key', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${SERVER_KEY}` };
     const foreignOrigin = await fetch(`${http.url}/mcp`, { method: 'POST', body, headers: { ...headers, origin: 'https://evil.example' } });
     assert.equal(foreignOrigin.status, 403);
     const { request } = await import('node:http');
@@ -126,7 +163,7 @@ describe('Streamable HTTP', () => {
   it('answers unknown paths with 404 and reports health', async () => {
     assert.equal((await fetch(`${http.url}/nope`)).status, 404);
     const health = (await (await fetch(`${http.url}/health`)).json()) as Json;
-    assert.equal(health.status, 'ok');
+    assert.deepEqual(health, { status: 'ok' }, 'health says nothing about the servers without a key');
   });
 });
 

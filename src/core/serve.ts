@@ -1,3 +1,4 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -24,6 +25,8 @@ export interface HttpServeOptions {
   port: number;
   mounts: HttpMount[];
   logger: Logger;
+  /** Every MCP request must carry `Authorization: Bearer <serverKey>`. */
+  serverKey: string;
   /** Extra hostnames accepted in the Host header (loopback names are always accepted). */
   allowedHosts?: string[];
   /** Extra hostnames accepted in the Origin header (loopback origins are always accepted). */
@@ -54,6 +57,8 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const { logger } = options;
   const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
   const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
+  if (options.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
+  const keyDigest = digest(options.serverKey);
   const validateHost = hostHeaderValidation(hosts);
   const validateOrigin = originValidation(origins);
 
@@ -73,7 +78,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       return;
     }
     if (path === '/health') {
-      sendJson(res, 200, { status: 'ok', servers: options.mounts.map((m) => ({ name: m.server.name, path: m.path, tools: m.server.tools.length })) });
+      sendJson(res, 200, { status: 'ok' });
       return;
     }
     const route = routes.get(path);
@@ -81,6 +86,18 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${[...routes.keys()].join(', ')}` });
       return;
     }
+    const authProblem = checkServerKey(req.headers.authorization, keyDigest);
+    if (authProblem) {
+      logger.warn({ path, reason: authProblem }, 'rejected request: missing or wrong server key');
+      res.writeHead(401, {
+        'content-type': 'application/json',
+        'www-authenticate': authProblem === 'missing' ? 'Bearer realm="toolservers"' : 'Bearer realm="toolservers", error="invalid_token"',
+      });
+      res.end(JSON.stringify({ error: authProblem === 'missing' ? 'This server needs Authorization: Bearer <server key>.' : 'The server key is wrong.' }));
+      return;
+    }
+    // The client's key is for this server only: it must never reach a platform.
+    delete req.headers.authorization;
     route(req, res).catch((error: unknown) => {
       logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
@@ -108,6 +125,22 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
         http.closeAllConnections();
       }),
   };
+}
+
+/** A fresh random server key for a start without one configured. */
+export function generateServerKey(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Constant-time comparison of the presented bearer key with the expected one. */
+function checkServerKey(header: string | undefined, expected: Buffer): 'missing' | 'wrong' | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return 'missing';
+  return timingSafeEqual(digest(match[1]), expected) ? undefined : 'wrong';
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
