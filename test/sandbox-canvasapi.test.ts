@@ -5,7 +5,8 @@
  * OpenAPI document as a self-check, and every response body (success and error) is validated
  * against the schema the document declares for its status.
  *
- * Test-local adjustments of the spec (documented defects, not emulator shortcuts):
+ * Test-local adjustments of the spec (documented defects, not emulator shortcuts; the first two
+ * live in support/miro-spec.ts, shared with the CanvasApi scenario test):
  *  - WidgetDataOutput, ItemDataCreate, ItemStyle, ItemDataChanges and ItemData use `oneOf` over
  *    schemas whose properties are all optional, so any object matches several branches and a
  *    strict validator rejects every valid body. They are checked as `anyOf`.
@@ -19,44 +20,27 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadOpenApi, patchSpec, type OpenApiValidator } from './support/openapi.js';
+import { type OpenApiValidator } from './support/openapi.js';
+import { loadMiroValidators, MIRO_SPEC, variantPath, type MiroVariant } from './support/miro-spec.js';
 import { loadReferenceJson, referenceFile, skipUnlessReference } from './support/reference.js';
 import { startSandbox, type RunningSandbox, type SandboxPlatform } from '../src/sandbox/server.js';
 import { createCanvasApiPlatform } from '../src/sandbox/canvasapi/index.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const SPEC = 'miro-openapi.json';
+const SPEC = MIRO_SPEC;
 const TSV = 'canvasapi-endpoints.tsv';
 const TOKEN = 'sandbox-token';
 const DAY = 86_400_000;
 
-type Variant = 'by-tag' | 'in-frame' | 'delete-group';
-const VARIANT_PATHS: Record<Variant, [string, string][]> = {
-  'by-tag': [
-    ['/__by-tag/v2/boards/{board_id_PlatformTags}/items', '/v2/boards/{board_id_PlatformTags}/items'],
-    ['/__by-tag/v2/boards/{board_id_PlatformTags}/items/{item_id}', '/v2/boards/{board_id_PlatformTags}/items/{item_id}'],
-  ],
-  'in-frame': [['/__in-frame/v2/boards/{board_id_PlatformContainers}/items', '/v2/boards/{board_id_PlatformContainers}/items']],
-  'delete-group': [['/__delete-group/v2/boards/{board_id}/groups/{group_id}', '/v2/boards/{board_id}/groups/{group_id}?']],
-};
+type Variant = MiroVariant;
 
 let main: OpenApiValidator;
 let alt: OpenApiValidator;
 const covered = new Set<string>();
 
 function loadValidators(): void {
-  let spec = loadReferenceJson<J>(SPEC);
-  for (const name of ['WidgetDataOutput', 'ItemDataCreate', 'ItemStyle', 'ItemDataChanges', 'ItemData']) {
-    spec = patchSpec(spec, `/components/schemas/${name}`, (s: J) => {
-      const { oneOf, ...rest } = s;
-      return { ...rest, anyOf: oneOf };
-    });
-  }
-  main = loadOpenApi(spec);
-  const paths: Record<string, unknown> = {};
-  for (const entries of Object.values(VARIANT_PATHS)) for (const [alias, key] of entries) paths[alias] = spec.paths[key];
-  alt = loadOpenApi({ ...spec, paths });
+  ({ main, alt } = loadMiroValidators(loadReferenceJson<J>(SPEC)));
 }
 
 interface CallOptions {
@@ -87,7 +71,7 @@ class Api {
       else query.push([k, String(v)]);
     }
     const qs = new URLSearchParams(query).toString();
-    const specPath = `${opts.variant ? `/__${opts.variant}` : ''}${path}`;
+    const specPath = variantPath(opts.variant, path);
     const validator = opts.variant ? alt : main;
     if (!opts.invalid) {
       const problems = validator.validateRequest({ method, path: specPath, query, body: opts.body });

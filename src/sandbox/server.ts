@@ -87,6 +87,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Response status; 0 while the request is still being handled. */
   status: number;
+  /** The request body parsed as JSON, when it had a JSON content type and parsed; absent otherwise. */
+  body?: unknown;
 }
 
 export interface RunningSandbox {
@@ -128,6 +130,16 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** The body as JSON when the content type says JSON and it parses; undefined otherwise (never throws). */
+function parseJsonForRecord(contentType: string | undefined, body: Buffer): unknown {
+  if (body.length === 0 || !contentType || !/^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function hostForUrl(host: string): string {
@@ -174,6 +186,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       let response: SandboxResponse;
       try {
         const body = await readBody(req);
+        const parsed = parseJsonForRecord(headers['content-type'], body);
+        if (parsed !== undefined) record.body = parsed;
         const platform = platforms.get(prefix);
         if (!platform) {
           response = {
