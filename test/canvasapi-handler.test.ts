@@ -276,3 +276,16 @@ describe('results and failures', () => {
     assert.equal(scripted.calls.length, 0);
   });
 });
+
+describe('access errors', () => {
+  it('a 403 names the scope and, for enterprise tools, the plan the endpoint needs', async () => {
+    const { server: s } = server(() => jsonResponse(403, { status: 403, code: 'forbidden', message: 'Forbidden', type: 'error' }));
+    const enterprise = await callTool(s, 'CanvasApi.GetOrganizationInfo', { organization_id: 'o1' });
+    assert.equal(enterprise.data.kind, 'forbidden');
+    assert.match(String(enterprise.data.next_step), /organizations:read/);
+    assert.match(String(enterprise.data.next_step), /enterprise plan/);
+    const board = await callTool(s, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: 'b1' });
+    assert.match(String(board.data.next_step), /boards:read/);
+    assert.doesNotMatch(String(board.data.next_step), /enterprise/);
+  });
+});

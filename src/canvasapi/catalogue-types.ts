@@ -95,6 +95,8 @@ export interface CanvasToolEntry {
   pagination?: 'cursor' | 'offset';
   /** Plan the endpoint needs; `enterprise` tools say so in their description. */
   plan: 'all' | 'enterprise' | 'enterprise+guard' | 'app-management-token';
+  /** OAuth scope the token needs (named in the error when the platform answers 403). */
+  scope?: string;
   /** Two-mode tools: key of the request-body schema in request-schemas.ts. */
   requestSchema?: string;
   /** Extra cross-field rule the generic handler enforces (see handler.ts). */

@@ -43,6 +43,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'auditlogs:read',
     rule: 'audit-log-window',
   },
   {
@@ -58,6 +59,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'sessions:delete',
   },
   {
     name: 'CanvasApi.RevokeCanvasAccessToken',
@@ -88,6 +90,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:read',
   },
   {
     name: 'CanvasApi.UpdateBoardClassification',
@@ -105,6 +108,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetTeamBoardClassificationSettings',
@@ -120,6 +124,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.UpdateTeamBoardClassificationSettings',
@@ -137,6 +142,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.RetrieveBoardClassification',
@@ -153,6 +159,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.SetBoardClassification',
@@ -170,6 +177,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RetrieveEdiscoveryCases',
@@ -187,6 +195,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise+guard',
+    scope: 'organization:cases:management',
   },
   {
     name: 'CanvasApi.RetrieveCaseInfo',
@@ -202,6 +211,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise+guard',
+    scope: 'organization:cases:management',
   },
   {
     name: 'CanvasApi.RetrieveLegalHolds',
@@ -220,6 +230,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise+guard',
+    scope: 'organization:cases:management',
   },
   {
     name: 'CanvasApi.RetrieveLegalHoldInfo',
@@ -236,6 +247,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise+guard',
+    scope: 'organization:cases:management',
   },
   {
     name: 'CanvasApi.ReviewLegalHoldBoards',
@@ -255,6 +267,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise+guard',
+    scope: 'organization:cases:management',
   },
   {
     name: 'CanvasApi.CreateBoardExportJob',
@@ -272,6 +285,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:export',
   },
   {
     name: 'CanvasApi.GetExportJobStatus',
@@ -287,6 +301,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:export',
   },
   {
     name: 'CanvasApi.RetrieveCanvasExportResults',
@@ -302,6 +317,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'boards:export',
   },
   {
     name: 'CanvasApi.FetchBoardContentChanges',
@@ -324,6 +340,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'contentlogs:export',
     rule: 'content-log-window',
   },
   {
@@ -339,6 +356,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:read',
   },
   {
     name: 'CanvasApi.GetOrganizationMembers',
@@ -360,6 +378,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'organizations:read',
   },
   {
     name: 'CanvasApi.GetOrganizationMemberInfo',
@@ -375,6 +394,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:read',
   },
   {
     name: 'CanvasApi.CreateCanvasBoard',
@@ -390,6 +410,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'CreateCanvasBoard',
   },
   {
@@ -412,6 +433,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'offset',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.CopyCanvasBoard',
@@ -428,6 +450,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'CopyCanvasBoard',
   },
   {
@@ -443,6 +466,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateCanvasBoard',
@@ -459,6 +483,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200, 202],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateCanvasBoard',
   },
   {
@@ -474,6 +499,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.ShareCanvasBoard',
@@ -491,6 +517,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetCanvasBoardMembers',
@@ -508,6 +535,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'offset',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetBoardMemberInfo',
@@ -523,6 +551,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateBoardMemberRole',
@@ -539,6 +568,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RemoveBoardMember',
@@ -554,6 +584,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RetrieveBoardItems',
@@ -572,6 +603,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetBoardItems',
@@ -590,6 +622,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetBoardItemInfo',
@@ -605,6 +638,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.RetrieveBoardItemInfo',
@@ -620,6 +654,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateItemPositionParent',
@@ -638,6 +673,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.DeleteBoardItem',
@@ -653,6 +689,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RemoveBoardItem',
@@ -668,6 +705,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddItemsToCanvasBoard',
@@ -684,6 +722,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddItemsToCanvasBoard',
   },
   {
@@ -701,6 +740,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddAppCardToBoard',
   },
   {
@@ -717,6 +757,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateCanvasAppCard',
@@ -734,6 +775,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateCanvasAppCard',
   },
   {
@@ -750,6 +792,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddCardToCanvasBoard',
@@ -766,6 +809,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddCardToCanvasBoard',
   },
   {
@@ -782,6 +826,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateCardOnBoard',
@@ -799,6 +844,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateCardOnBoard',
   },
   {
@@ -815,6 +861,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddConnectorToBoard',
@@ -831,6 +878,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddConnectorToBoard',
   },
   {
@@ -849,6 +897,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.RetrieveBoardConnectorInfo',
@@ -864,6 +913,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateConnectorOnBoard',
@@ -881,6 +931,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateConnectorOnBoard',
   },
   {
@@ -897,6 +948,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddDocumentToBoardByUrl',
@@ -919,6 +971,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RetrieveDocumentItemInfo',
@@ -934,6 +987,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateDocumentItemOnBoard',
@@ -957,6 +1011,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.DeleteDocumentItemFromBoard',
@@ -972,6 +1027,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddEmbedItemToBoard',
@@ -994,6 +1050,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetEmbedItemInfo',
@@ -1009,6 +1066,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateEmbedItemOnBoard',
@@ -1032,6 +1090,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RemoveEmbedItemFromBoard',
@@ -1047,6 +1106,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddImageToCanvasBoard',
@@ -1069,6 +1129,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetImageItemInfo',
@@ -1084,6 +1145,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateBoardImage',
@@ -1107,6 +1169,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.DeleteBoardImage',
@@ -1122,6 +1185,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddShapeToCanvasBoard',
@@ -1138,6 +1202,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddShapeToCanvasBoard',
   },
   {
@@ -1154,6 +1219,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateBoardShape',
@@ -1171,6 +1237,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateBoardShape',
   },
   {
@@ -1187,6 +1254,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddStickyNoteToBoard',
@@ -1203,6 +1271,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddStickyNoteToBoard',
   },
   {
@@ -1219,6 +1288,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateStickyNote',
@@ -1236,6 +1306,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateStickyNote',
   },
   {
@@ -1252,6 +1323,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddTextToCanvasBoard',
@@ -1268,6 +1340,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddTextToCanvasBoard',
   },
   {
@@ -1284,6 +1357,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateBoardText',
@@ -1301,6 +1375,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateBoardText',
   },
   {
@@ -1317,6 +1392,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddFlowchartShapeToBoard',
@@ -1333,6 +1409,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'AddFlowchartShapeToBoard',
   },
   {
@@ -1349,6 +1426,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateFlowchartShape',
@@ -1366,6 +1444,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateFlowchartShape',
   },
   {
@@ -1382,6 +1461,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.AddBoardFrame',
@@ -1405,6 +1485,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetBoardFrameInfo',
@@ -1420,6 +1501,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateCanvasBoardFrame',
@@ -1437,6 +1519,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
     requestSchema: 'UpdateCanvasBoardFrame',
   },
   {
@@ -1453,6 +1536,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetItemsWithinFrame',
@@ -1472,6 +1556,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetCanvasMindmapNode',
@@ -1487,6 +1572,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.DeleteMindmapNode',
@@ -1502,6 +1588,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetMindmapNodes',
@@ -1519,6 +1606,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.AddMindmapNode',
@@ -1539,6 +1627,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.CreateGroupOnBoard',
@@ -1554,6 +1643,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetBoardGroups',
@@ -1571,6 +1661,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetItemsByGroupId',
@@ -1589,6 +1680,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetGroupItemsCanvas',
@@ -1604,6 +1696,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UngroupItemsOnCanvasBoard',
@@ -1620,6 +1713,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.UpdateBoardGroup',
@@ -1636,6 +1730,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.DeleteBoardGroup',
@@ -1652,6 +1747,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetTagsFromItem',
@@ -1667,6 +1763,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.CreateBoardTag',
@@ -1683,6 +1780,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.GetBoardTags',
@@ -1700,6 +1798,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'offset',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetTagInfo',
@@ -1715,6 +1814,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.UpdateCanvasTag',
@@ -1732,6 +1832,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.DeleteBoardTag',
@@ -1747,6 +1848,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RetrieveItemsByTag',
@@ -1765,6 +1867,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'offset',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.AttachTagToItem',
@@ -1781,6 +1884,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
   },
   {
     name: 'CanvasApi.RemoveTagFromItem',
@@ -1797,6 +1901,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:write',
     rule: 'require-tag-id',
   },
   {
@@ -1814,6 +1919,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.UpdateBoardWebhookSubscription',
@@ -1830,6 +1936,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetUserWebhookSubscriptions',
@@ -1846,6 +1953,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetCanvasSubscriptionInfo',
@@ -1860,6 +1968,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.DeleteCanvasWebhookSubscription',
@@ -1874,6 +1983,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'all',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.GetAppUsageMetrics',
@@ -1891,6 +2001,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'app-management-token',
+    scope: 'boards:read',
     rule: 'metrics-date-range',
   },
   {
@@ -1906,6 +2017,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'app-management-token',
+    scope: 'boards:read',
   },
   {
     name: 'CanvasApi.CreateEnterpriseProject',
@@ -1922,6 +2034,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.GetTeamProjects',
@@ -1940,6 +2053,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'projects:read',
   },
   {
     name: 'CanvasApi.GetCanvasProjectInfo',
@@ -1956,6 +2070,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:read',
   },
   {
     name: 'CanvasApi.UpdateProjectInfo',
@@ -1973,6 +2088,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.DeleteEnterpriseProject',
@@ -1989,6 +2105,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.GetProjectSettings',
@@ -2005,6 +2122,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:read',
   },
   {
     name: 'CanvasApi.UpdateProjectSettings',
@@ -2022,6 +2140,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.AddCanvasProjectMember',
@@ -2040,6 +2159,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.GetProjectMembers',
@@ -2059,6 +2179,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'projects:read',
   },
   {
     name: 'CanvasApi.GetProjectMemberInfo',
@@ -2076,6 +2197,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:read',
   },
   {
     name: 'CanvasApi.UpdateProjectMemberRole',
@@ -2094,6 +2216,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.RemoveProjectMember',
@@ -2111,6 +2234,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'enterprise',
+    scope: 'projects:write',
   },
   {
     name: 'CanvasApi.CreateEnterpriseTeam',
@@ -2126,6 +2250,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.GetEnterpriseTeams',
@@ -2144,6 +2269,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.GetTeamInfo',
@@ -2159,6 +2285,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.UpdateEnterpriseTeam',
@@ -2175,6 +2302,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.DeleteEnterpriseTeam',
@@ -2190,6 +2318,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.InviteCanvasTeamMember',
@@ -2207,6 +2336,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [201],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.GetEnterpriseTeamMembers',
@@ -2226,6 +2356,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     success: [200],
     pagination: 'cursor',
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.RetrieveTeamMemberById',
@@ -2242,6 +2373,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.UpdateTeamMemberRole',
@@ -2259,6 +2391,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.RemoveTeamMember',
@@ -2275,6 +2408,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [204],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
   },
   {
     name: 'CanvasApi.GetDefaultTeamSettings',
@@ -2289,6 +2423,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.GetTeamSettings',
@@ -2304,6 +2439,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:read',
   },
   {
     name: 'CanvasApi.UpdateTeamSettings',
@@ -2321,6 +2457,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     ],
     success: [200],
     plan: 'enterprise',
+    scope: 'organizations:teams:write',
     requestSchema: 'UpdateTeamSettings',
   },
 ];

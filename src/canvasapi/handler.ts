@@ -80,16 +80,31 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     throw ToolError.invalidParameter('tag_unique_identifier', 'is required: without it the request would delete the item itself');
   }
 
-  const response = await deps.client.request<unknown>({
-    method: entry.method,
-    path: entry.path,
-    pathParams,
-    query,
-    ...(body !== undefined ? { body: pruneEmpty(body) } : {}),
-    signal,
-    resourceLabel: labelFor(entry, pathParams),
-  });
+  let response;
+  try {
+    response = await deps.client.request<unknown>({
+      method: entry.method,
+      path: entry.path,
+      pathParams,
+      query,
+      ...(body !== undefined ? { body: pruneEmpty(body) } : {}),
+      signal,
+      resourceLabel: labelFor(entry, pathParams),
+    });
+  } catch (error) {
+    throw error instanceof ToolError && error.details.kind === 'forbidden' ? withAccessHint(error, entry) : error;
+  }
   return shapeResult(entry, args, response.status, response.data);
+}
+
+/** A 403 names what this endpoint needs: the token's scope and, for enterprise tools, the plan. */
+function withAccessHint(error: ToolError, entry: CanvasToolEntry): ToolError {
+  const needs = [
+    entry.scope ? `a token with the ${entry.scope} scope` : undefined,
+    entry.plan.startsWith('enterprise') ? 'an organization on the enterprise plan (and, for administration, a company admin)' : undefined,
+  ].filter(Boolean);
+  if (!needs.length) return error;
+  return new ToolError({ ...error.details, nextStep: `${entry.name} needs ${needs.join(' and ')}. ${error.details.nextStep ?? ''}`.trim() });
 }
 
 function splitTarget(to: string): [string, string | undefined] {

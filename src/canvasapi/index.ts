@@ -64,8 +64,7 @@ export function createCanvasApiClient(settings: CanvasApiSettings, logger: Logge
       if (status === 403) {
         return {
           message: `The token may not do this${resourceLabel ? ` on ${resourceLabel}` : ''}.`,
-          nextStep:
-            'Check that the token has the needed scope, that the user has the needed role on the board, team or organization, and, for enterprise tools, that the organization is on the enterprise plan (some need a company admin).',
+          nextStep: 'Also check that the signed-in user has the needed role on the board, team or organization.',
         };
       }
       if (status === 404 && resourceLabel) return { message: `Not found: ${resourceLabel}.`, nextStep: 'Check the IDs; list the parent resource first to find the right ones.' };
