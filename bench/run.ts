@@ -53,7 +53,7 @@ async function main(): Promise<void> {
 
   console.log('Context size of tools/list (what an agent pays up front):');
   for (const entry of SERVERS) {
-    const server = entry.create({}, silentLogger);
+    const server = entry.create({}, { logger: silentLogger });
     const listed = listTools(server).map((tool, i) => ({ ...tool, outputSchema: toOutputJsonSchema(server.tools[i]!.output) }));
     const bytes = Buffer.byteLength(JSON.stringify(listed));
     console.log(`  ${entry.name.padEnd(12)} ${listed.length} tools, ${bytes} bytes with input and output schemas (~${Math.round(bytes / 4)} tokens)`);

@@ -4,7 +4,8 @@ import { createLogger } from './core/logger.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from './core/registry.js';
 import { generateServerKey, isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
 import { startSandbox, type RunningSandbox } from './sandbox/server.js';
-import { findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
+import { authStatus, signIn, signOut } from './core/auth/platform-auth.js';
+import { defaultStore, findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
 
 const DEFAULT_HTTP_PORT = 3000;
 const DEFAULT_SANDBOX_PORT = 4010;
@@ -34,7 +35,7 @@ interface ServeFlags extends ServerSettingsInput {
 const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
 
 // Commands that print for people stay quiet unless asked; servers log at info.
-const quietCommand = ['call', 'tools', 'sandbox'].includes(process.argv[2] ?? '');
+const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
 const logger = createLogger(process.env.TOOLSERVERS_LOG_LEVEL ?? (quietCommand ? 'warn' : 'info'));
 
 // `toolservers tools | head` closes the pipe early: that is not an error.
@@ -68,11 +69,11 @@ function addServerFlags(command: Command, flags: ServerFlag[]): Command {
   return command;
 }
 
-/** For `call`: every server's flags once; the tool's server reads the ones it knows. */
-function allServerFlags(): ServerFlag[] {
+/** For commands that serve any server: every server's flags once; each server reads the ones it knows. */
+function allServerFlags(which: 'flags' | 'loginFlags' = 'flags'): ServerFlag[] {
   const seen = new Map<string, ServerFlag>();
   for (const entry of SERVERS) {
-    for (const flag of entry.flags) {
+    for (const flag of entry[which]) {
       const existing = seen.get(flag.flags);
       seen.set(flag.flags, existing ? { flags: flag.flags, description: `${existing.description}; ${entry.name}: ${flag.description}` } : { flags: flag.flags, description: `${entry.name}: ${flag.description}` });
     }
@@ -86,6 +87,10 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   if (flags.region) out.region = flags.region;
   if (flags.accessToken) out.accessToken = flags.accessToken;
   if (flags.apiToken) out.apiToken = flags.apiToken;
+  if (flags.clientId) out.clientId = flags.clientId;
+  if (flags.clientSecret) out.clientSecret = flags.clientSecret;
+  if (flags.authorizeUrl) out.authorizeUrl = flags.authorizeUrl;
+  if (flags.tokenUrl) out.tokenUrl = flags.tokenUrl;
   return out;
 }
 
@@ -148,7 +153,7 @@ for (const entry of SERVERS) {
   const command = program.command(entry.id).description(`serve the ${entry.name} tools (stdio by default)`);
   addServerFlags(addServeOptions(command, true), entry.flags).action(async (flags: ServeFlags) => {
     const sandbox = await maybeSandbox(flags.sandbox);
-    const server = entry.create(settingsFrom(flags), logger, sandbox);
+    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
     if (flags.transport === 'stdio') {
       serveOverStdio(server);
       logger.info({ server: entry.name, tools: server.tools.length }, 'serving over stdio');
@@ -163,7 +168,7 @@ addServeOptions(
   false,
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
-  const servers = SERVERS.map((entry) => entry.create({}, logger, sandbox));
+  const servers = SERVERS.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
   await serveHttp(servers, flags, false);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
@@ -209,7 +214,7 @@ program
   .option('--json', 'print the full definitions (input schemas and annotations) as JSON')
   .action((serverId: string | undefined, flags: { json?: boolean }) => {
     const entries = serverId ? [requireServer(serverId)] : SERVERS;
-    const all = entries.flatMap((entry) => listTools(entry.create({}, logger)));
+    const all = entries.flatMap((entry) => listTools(entry.create({}, { logger })));
     if (flags.json) {
       process.stdout.write(JSON.stringify(all, null, 2) + '\n');
       return;
@@ -235,7 +240,7 @@ addServerFlags(
     fail(`The arguments are not valid JSON: ${(error as Error).message}`);
   }
   const sandbox = await maybeSandbox(flags.sandbox);
-  const server = entry.create(settingsFrom(flags), logger, sandbox);
+  const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
   const tool = findTool(server, toolName);
   if (!tool) fail(`Unknown tool "${toolName}". Run \`toolservers tools ${entry.id}\` to list them.`);
   const result = await executeTool(server, tool, args, new AbortController().signal);
@@ -244,6 +249,68 @@ addServerFlags(
   await sandbox?.close();
   process.exitCode = result.isError ? 1 : 0;
 });
+
+addServerFlags(
+  program
+    .command('login')
+    .description('sign in to a platform in the browser (OAuth 2.0 authorization code with PKCE); the tokens are stored for the servers to use')
+    .argument('<server>', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+    .option('--redirect-port <port>', 'port of the loopback redirect (the OAuth app must allow http://127.0.0.1:<port>/callback); default: any free port', parsePort)
+    .option('--no-browser', 'do not open a browser; only print the sign-in URL'),
+  allServerFlags('loginFlags'),
+).action(async (serverId: string, flags: ServerSettingsInput & { redirectPort?: number; browser: boolean }) => {
+  const entry = requireServer(serverId);
+  const auth = entry.auth(settingsFrom(flags), {});
+  const store = defaultStore(logger);
+  const credential = await signIn(auth, store, {
+    print: (line) => process.stderr.write(`${line}\n`),
+    ...(flags.redirectPort !== undefined ? { redirectPort: flags.redirectPort } : {}),
+    ...(flags.browser ? {} : { openBrowser: () => undefined }),
+  });
+  const who = credential.account ? `${credential.account.name ?? credential.account.id ?? 'unknown user'}${credential.account.email ? ` <${credential.account.email}>` : ''}` : 'an unknown user';
+  const expiry = credential.expiresAt ? `; the access token expires ${new Date(credential.expiresAt).toISOString()}${credential.refreshToken ? ' and is renewed automatically' : ''}` : '';
+  process.stdout.write(`Signed in to ${auth.name} as ${who}${credential.scope ? ` (scope: ${credential.scope})` : ''}${expiry}.\nStored in ${store.file}.\n`);
+  if (auth.explicit) process.stdout.write(`Note: ${auth.explicit.setting} is set and takes precedence over this sign-in.\n`);
+});
+
+program
+  .command('logout')
+  .description('revoke the stored sign-in where the platform allows it, and delete it')
+  .argument('<server>', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+  .action(async (serverId: string) => {
+    const entry = requireServer(serverId);
+    const auth = entry.auth({}, {});
+    const result = await signOut(auth, defaultStore(logger));
+    if (!result.signedIn) process.stdout.write(`Nobody is signed in to ${auth.name}.\n`);
+    else if (result.revoked) process.stdout.write(`Signed out of ${auth.name}: the token was revoked and deleted.\n`);
+    else process.stdout.write(`Signed out of ${auth.name}: the stored token was deleted, but revoking it failed (${result.revokeProblem ?? 'unknown reason'}).\n`);
+  });
+
+program
+  .command('auth')
+  .description('sign-in information')
+  .command('status')
+  .description('who is signed in to each platform, with which scopes, until when, and where the token comes from (never the token)')
+  .option('--json', 'print JSON')
+  .action(async (flags: { json?: boolean }) => {
+    const store = defaultStore(logger);
+    const statuses = [];
+    for (const entry of SERVERS) statuses.push(await authStatus(entry.auth({}, {}), store, logger));
+    if (flags.json) {
+      process.stdout.write(JSON.stringify({ credentials_file: store.file, platforms: statuses }, null, 2) + '\n');
+      return;
+    }
+    for (const status of statuses) {
+      const source = status.source === 'environment' ? `token from ${status.setting ?? 'the environment'}` : status.source === 'stored sign-in' ? 'stored sign-in' : 'not signed in';
+      const parts = [`${status.name.padEnd(12)} ${source}`];
+      if (status.account) parts.push(`as ${status.account.name ?? status.account.id ?? '?'}${status.account.email ? ` <${status.account.email}>` : ''}`);
+      if (status.scope) parts.push(`scope ${status.scope}`);
+      if (status.expiresAt) parts.push(`expires ${new Date(status.expiresAt).toISOString()}${status.refreshable ? ' (renewable)' : ''}`);
+      process.stdout.write(parts.join(', ') + '\n');
+      if (status.problem) process.stdout.write(`             ${status.problem}\n`);
+    }
+    process.stdout.write(`Sign-ins are stored in ${store.file}\n`);
+  });
 
 function requireServer(id: string): ServerEntry {
   const entry = findServer(id);

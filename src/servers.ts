@@ -3,10 +3,14 @@
  * settings. The CLI and tests go through here; the core stays platform-neutral.
  */
 import { createRequire } from 'node:module';
+import { platformCredentials, type PlatformAuth } from './core/auth/platform-auth.js';
+import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from './core/auth/token-store.js';
 import type { Logger } from './core/logger.js';
 import type { AnyToolServer } from './core/registry.js';
+import { canvasApiAuth } from './canvasapi/auth.js';
 import { createCanvasApiServer } from './canvasapi/index.js';
-import { CANVASAPI_ENV, resolveCanvasApiSettings } from './canvasapi/settings.js';
+import { CANVASAPI_ENV, resolveCanvasApiSettings, type CanvasApiSettingsInput } from './canvasapi/settings.js';
+import { incidentOpsAuth } from './incidentops/auth.js';
 import { createIncidentOpsServer } from './incidentops/index.js';
 import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from './incidentops/settings.js';
 import type { RunningSandbox } from './sandbox/server.js';
@@ -27,17 +31,31 @@ export const PACKAGE_VERSION: string = (() => {
 
 export type ServerId = 'incidentops' | 'canvasapi';
 
+/** Flags a command may pass; each server reads the ones it knows. */
 export interface ServerSettingsInput {
   accessToken?: string;
   apiToken?: string;
   baseUrl?: string;
   region?: string;
+  clientId?: string;
+  clientSecret?: string;
+  authorizeUrl?: string;
+  tokenUrl?: string;
 }
 
 /** A command-line flag a server reads (the same key may be read by several servers). */
 export interface ServerFlag {
   flags: string;
   description: string;
+}
+
+export interface BuildOptions {
+  logger: Logger;
+  /** Serve against this in-process sandbox (its own token; real credentials are never sent there). */
+  sandbox?: RunningSandbox;
+  /** Where stored sign-ins live (default: TOOLSERVERS_CREDENTIALS_FILE or the user config directory). */
+  store?: FileTokenStore;
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ServerEntry {
@@ -47,8 +65,40 @@ export interface ServerEntry {
   env: Record<string, string>;
   /** Credential and host flags of `toolservers <id>`. */
   flags: ServerFlag[];
-  create(input: ServerSettingsInput, logger: Logger, sandbox?: RunningSandbox): AnyToolServer;
+  /** Sign-in flags of `toolservers login <id>`. */
+  loginFlags: ServerFlag[];
+  /** How this platform signs in, from flags and environment. */
+  auth(input: ServerSettingsInput, options: Omit<BuildOptions, 'logger' | 'store'>): PlatformAuth;
+  /** The tool server, its credentials from an explicit token or the stored sign-in. */
+  create(input: ServerSettingsInput, options: BuildOptions): AnyToolServer;
 }
+
+/** The store of sign-ins used when none is given. */
+export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.env): FileTokenStore {
+  return new FileTokenStore(env[CREDENTIALS_FILE_ENV]?.trim() || defaultCredentialsFile(env), { logger });
+}
+
+function pickDefined<T extends object>(input: T): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
+}
+
+function incidentOpsInput(input: ServerSettingsInput, sandbox?: RunningSandbox): IncidentOpsSettingsInput {
+  if (sandbox) return { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token };
+  return pickDefined({ ...input });
+}
+
+function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): CanvasApiSettingsInput {
+  if (sandbox) return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token };
+  const { apiToken: _apiToken, region: _region, ...rest } = input;
+  return pickDefined(rest);
+}
+
+const OAUTH_CLIENT_FLAGS = (env: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string }): ServerFlag[] => [
+  { flags: '--client-id <id>', description: `OAuth app client ID (${env.clientId})` },
+  { flags: '--client-secret <secret>', description: `OAuth app client secret, if the app has one (prefer ${env.clientSecret})` },
+  { flags: '--authorize-url <url>', description: `authorization endpoint (${env.authorizeUrl})` },
+  { flags: '--token-url <url>', description: `token endpoint (${env.tokenUrl})` },
+];
 
 export const SERVERS: readonly ServerEntry[] = [
   {
@@ -61,13 +111,20 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--access-token <token>', description: `OAuth user token; prefer ${INCIDENTOPS_ENV.accessToken}, flags show in process lists` },
       { flags: '--api-token <token>', description: `REST API key; prefer ${INCIDENTOPS_ENV.apiToken}` },
     ],
-    create(input, logger, sandbox) {
-      const flags: IncidentOpsSettingsInput = sandbox
-        ? // The sandbox gets its own token: real credentials are never sent to it.
-          { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token }
-        : input;
-      const env = sandbox ? {} : process.env;
-      return createIncidentOpsServer({ settings: resolveIncidentOpsSettings(flags, env), logger, version: PACKAGE_VERSION });
+    loginFlags: [
+      { flags: '--base-url <url>', description: `API base URL the sign-in is for (${INCIDENTOPS_ENV.baseUrl})` },
+      { flags: '--region <region>', description: `us (default) or eu: picks the API and identity hosts (${INCIDENTOPS_ENV.region})` },
+      ...OAUTH_CLIENT_FLAGS(INCIDENTOPS_ENV),
+    ],
+    auth(input, options) {
+      const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), options.sandbox ? {} : options.env ?? process.env);
+      return incidentOpsAuth(settings);
+    },
+    create(input, options) {
+      const env = options.sandbox ? {} : options.env ?? process.env;
+      const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), env);
+      const { credentials } = platformCredentials(incidentOpsAuth(settings), options.sandbox ? undefined : options.store ?? defaultStore(options.logger, env), options.logger);
+      return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials });
     },
   },
   {
@@ -78,11 +135,16 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
       { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
     ],
-    create(input, logger, sandbox) {
-      const flags = sandbox
-        ? { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token }
-        : { ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}), ...(input.accessToken ? { accessToken: input.accessToken } : {}) };
-      return createCanvasApiServer({ settings: resolveCanvasApiSettings(flags, sandbox ? {} : process.env), logger, version: PACKAGE_VERSION });
+    loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
+    auth(input, options) {
+      const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), options.sandbox ? {} : options.env ?? process.env);
+      return canvasApiAuth(settings);
+    },
+    create(input, options) {
+      const env = options.sandbox ? {} : options.env ?? process.env;
+      const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
+      const { credentials } = platformCredentials(canvasApiAuth(settings), options.sandbox ? undefined : options.store ?? defaultStore(options.logger, env), options.logger);
+      return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials });
     },
   },
 ];

@@ -16,7 +16,7 @@ const CANVASAPI_SEED = '001_deac08a58eb0cb16.txt';
 function toolsOf(serverId: string): ListedTool[] {
   const entry = SERVERS.find((s) => s.id === serverId);
   assert.ok(entry, `server ${serverId} is registered`);
-  return listTools(entry.create({}, silentLogger));
+  return listTools(entry.create({}, { logger: silentLogger }));
 }
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Record<string, unknown>>; required?: string[] };

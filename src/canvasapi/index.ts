@@ -1,3 +1,4 @@
+import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/registry.js';
 import type { AnyToolDefinition } from '../core/tool.js';
@@ -22,18 +23,26 @@ export interface CanvasApiServerOptions {
   version: string;
   fetch?: typeof fetch;
   now?: () => Date;
+  /** Where the Authorization header comes from; defaults to the explicit token in the settings. */
+  credentials?: Credentials;
 }
 
 type Json = Record<string, unknown>;
 
-export function createCanvasApiClient(settings: CanvasApiSettings, logger: Logger, fetchImpl?: typeof fetch): UpstreamClient {
+export function createCanvasApiClient(
+  settings: CanvasApiSettings,
+  logger: Logger,
+  fetchImpl?: typeof fetch,
+  credentials: Credentials = staticCredentials(settings.accessToken ? `Bearer ${settings.accessToken}` : undefined),
+): UpstreamClient {
   return new UpstreamClient({
     baseUrl: settings.baseUrl,
     platformName: 'CanvasApi',
     timeoutMs: settings.timeoutMs,
-    authorization: () => (settings.accessToken ? `Bearer ${settings.accessToken}` : undefined),
-    missingCredentialsMessage: 'No CanvasApi access token is configured, so nothing was sent.',
-    missingCredentialsNextStep: `Set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform (or pass --access-token to \`toolservers canvasapi\`); to try things out, start it with --sandbox.`,
+    authorization: () => credentials.authorization(),
+    ...(credentials.refresh ? { refreshAuthorization: credentials.refresh } : {}),
+    missingCredentialsMessage: 'No CanvasApi access token is configured and nobody has signed in, so nothing was sent.',
+    missingCredentialsNextStep: `Run \`toolservers login canvasapi\` to sign in, or set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform; to try things out, start the server with --sandbox.`,
     defaultHeaders: { Accept: 'application/json' },
     // The platform sends X-RateLimit-Reset as a UNIX time in seconds.
     retryAfterSeconds: (response, now) => {
@@ -58,7 +67,7 @@ export function createCanvasApiClient(settings: CanvasApiSettings, logger: Logge
       if (status === 401) {
         return {
           message: 'CanvasApi rejected the access token: it is invalid, expired or revoked.',
-          nextStep: `Get a new access token and set ${CANVASAPI_ENV.accessToken}, then restart the server.`,
+          nextStep: `Run \`toolservers login canvasapi\` to sign in again, or set a valid ${CANVASAPI_ENV.accessToken} and restart the server.`,
         };
       }
       if (status === 403) {
@@ -83,7 +92,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
     instructions: CANVASAPI_INSTRUCTIONS,
     tools: canvasApiTools,
     deps: {
-      client: createCanvasApiClient(options.settings, options.logger, options.fetch),
+      client: createCanvasApiClient(options.settings, options.logger, options.fetch, options.credentials),
       requestSchemas: canvasApiRequestSchemas,
       bodies: compileRequestSchemas(canvasApiRequestSchemas),
       now: options.now ?? (() => new Date()),

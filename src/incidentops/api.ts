@@ -1,6 +1,8 @@
 import type { Logger } from '../core/logger.js';
 import { UpstreamClient, type QueryValue } from '../core/upstream.js';
-import { INCIDENTOPS_ENV, incidentOpsAuthorization, type IncidentOpsSettings } from './settings.js';
+import { formatAuthorization } from '../core/auth/credential-source.js';
+import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
+import { INCIDENTOPS_ENV, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
 
 type Json = Record<string, unknown>;
 export type Query = Record<string, QueryValue | undefined>;
@@ -24,18 +26,19 @@ export class IncidentOpsApi {
   readonly client: UpstreamClient;
   readonly settings: IncidentOpsSettings;
 
-  constructor(settings: IncidentOpsSettings, logger: Logger, fetchImpl?: typeof fetch) {
+  constructor(settings: IncidentOpsSettings, logger: Logger, fetchImpl?: typeof fetch, credentials: Credentials = explicitCredentials(settings)) {
     this.settings = settings;
     this.client = new UpstreamClient({
       baseUrl: settings.baseUrl,
       platformName: 'IncidentOps',
       allowedMethods: ['GET'],
       timeoutMs: settings.timeoutMs,
-      authorization: () => incidentOpsAuthorization(settings),
-      missingCredentialsMessage: 'No IncidentOps credentials are configured, so nothing was sent.',
+      authorization: () => credentials.authorization(),
+      ...(credentials.refresh ? { refreshAuthorization: credentials.refresh } : {}),
+      missingCredentialsMessage: 'No IncidentOps credentials are configured and nobody has signed in, so nothing was sent.',
       missingCredentialsNextStep:
-        `Set ${INCIDENTOPS_ENV.accessToken} to an OAuth user token (or ${INCIDENTOPS_ENV.apiToken} to a REST API key), ` +
-        'or pass --access-token / --api-token to `toolservers incidentops`; to try things out, start it with --sandbox.',
+        'Run `toolservers login incidentops` to sign in, or set ' +
+        `${INCIDENTOPS_ENV.accessToken} to an OAuth user token (or ${INCIDENTOPS_ENV.apiToken} to a REST API key); to try things out, start the server with --sandbox.`,
       defaultHeaders: {
         Accept: 'application/vnd.pagerduty+json;version=2',
         'Content-Type': 'application/json',
@@ -60,7 +63,7 @@ export class IncidentOpsApi {
         if (status === 401) {
           return {
             message: 'IncidentOps rejected the credentials: the token is invalid, expired or revoked.',
-            nextStep: `Create a new token and set ${INCIDENTOPS_ENV.accessToken} (OAuth user token) or ${INCIDENTOPS_ENV.apiToken} (REST API key), then restart the server.`,
+            nextStep: `Run \`toolservers login incidentops\` to sign in again, or set a valid ${INCIDENTOPS_ENV.accessToken} (OAuth user token) or ${INCIDENTOPS_ENV.apiToken} (REST API key) and restart the server.`,
           };
         }
         if (status === 403) {
@@ -153,6 +156,12 @@ export class IncidentOpsApi {
     }
     return { items, truncated: more };
   }
+}
+
+/** The explicit token from the settings, sent as its kind requires (tests and plain token setups). */
+export function explicitCredentials(settings: IncidentOpsSettings): Credentials {
+  const explicit = incidentOpsExplicitToken(settings);
+  return staticCredentials(explicit ? formatAuthorization(explicit.scheme, explicit.token) : undefined);
 }
 
 /** Runs `fn` over `inputs` with at most `limit` in flight; results keep input order. */

@@ -1,3 +1,4 @@
+import type { Credentials } from '../core/auth/credentials.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/registry.js';
 import type { AnyToolDefinition } from '../core/tool.js';
@@ -49,10 +50,12 @@ export interface IncidentOpsServerOptions {
   version: string;
   fetch?: typeof fetch;
   now?: () => Date;
+  /** Where the Authorization header comes from; defaults to the explicit token in the settings. */
+  credentials?: Credentials;
 }
 
 export function createIncidentOpsServer(options: IncidentOpsServerOptions): ToolServer<IncidentOpsDeps> {
-  const api = new IncidentOpsApi(options.settings, options.logger, options.fetch);
+  const api = new IncidentOpsApi(options.settings, options.logger, options.fetch, options.credentials);
   const now = options.now ?? (() => new Date());
   return {
     id: 'incidentops',

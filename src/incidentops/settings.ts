@@ -9,6 +9,21 @@ export const INCIDENTOPS_HOSTS = {
 
 export type IncidentOpsRegion = keyof typeof INCIDENTOPS_HOSTS;
 
+/** The identity service that signs users in (classic OAuth app, read-only access level: scope `read`). */
+export const INCIDENTOPS_IDENTITY_HOSTS: Record<IncidentOpsRegion, string> = {
+  us: 'https://identity.pagerduty.com',
+  eu: 'https://identity.eu.pagerduty.com',
+};
+
+export interface IncidentOpsOAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  scope: string;
+}
+
 export interface IncidentOpsSettings {
   /** OAuth user token, sent as `Authorization: Bearer <token>`. */
   accessToken?: string;
@@ -16,6 +31,8 @@ export interface IncidentOpsSettings {
   apiToken?: string;
   baseUrl: string;
   timeoutMs: number;
+  /** For `toolservers login incidentops` and for renewing a stored sign-in. */
+  oauth: IncidentOpsOAuthSettings;
 }
 
 export interface IncidentOpsSettingsInput {
@@ -24,6 +41,11 @@ export interface IncidentOpsSettingsInput {
   baseUrl?: string;
   region?: string;
   timeoutMs?: number;
+  clientId?: string;
+  clientSecret?: string;
+  authorizeUrl?: string;
+  tokenUrl?: string;
+  revokeUrl?: string;
 }
 
 export const INCIDENTOPS_ENV = {
@@ -32,6 +54,11 @@ export const INCIDENTOPS_ENV = {
   baseUrl: 'INCIDENTOPS_BASE_URL',
   region: 'INCIDENTOPS_REGION',
   timeoutMs: 'INCIDENTOPS_TIMEOUT_MS',
+  clientId: 'INCIDENTOPS_CLIENT_ID',
+  clientSecret: 'INCIDENTOPS_CLIENT_SECRET',
+  authorizeUrl: 'INCIDENTOPS_AUTHORIZE_URL',
+  tokenUrl: 'INCIDENTOPS_TOKEN_URL',
+  revokeUrl: 'INCIDENTOPS_REVOKE_URL',
 } as const;
 
 export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): IncidentOpsSettings {
@@ -42,7 +69,19 @@ export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {},
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[INCIDENTOPS_ENV.baseUrl]) ?? INCIDENTOPS_HOSTS[region as IncidentOpsRegion];
   requireUrl(baseUrl, `${INCIDENTOPS_ENV.baseUrl} / --base-url`);
   const timeoutMs = timeoutSetting(flags.timeoutMs, env[INCIDENTOPS_ENV.timeoutMs], INCIDENTOPS_ENV.timeoutMs);
-  const settings: IncidentOpsSettings = { baseUrl, timeoutMs };
+  const identity = INCIDENTOPS_IDENTITY_HOSTS[region as IncidentOpsRegion];
+  const pick = (key: 'clientId' | 'clientSecret' | 'authorizeUrl' | 'tokenUrl' | 'revokeUrl') => nonEmpty(flags[key]) ?? nonEmpty(env[INCIDENTOPS_ENV[key]]);
+  const oauth: IncidentOpsOAuthSettings = {
+    authorizeUrl: requireUrl(pick('authorizeUrl') ?? `${identity}/oauth/authorize`, INCIDENTOPS_ENV.authorizeUrl),
+    tokenUrl: requireUrl(pick('tokenUrl') ?? `${identity}/oauth/token`, INCIDENTOPS_ENV.tokenUrl),
+    revokeUrl: requireUrl(pick('revokeUrl') ?? `${identity}/oauth/revoke`, INCIDENTOPS_ENV.revokeUrl),
+    scope: 'read',
+  };
+  const clientId = pick('clientId');
+  const clientSecret = pick('clientSecret');
+  if (clientId) oauth.clientId = clientId;
+  if (clientSecret) oauth.clientSecret = clientSecret;
+  const settings: IncidentOpsSettings = { baseUrl, timeoutMs, oauth };
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[INCIDENTOPS_ENV.accessToken]);
   const apiToken = nonEmpty(flags.apiToken) ?? nonEmpty(env[INCIDENTOPS_ENV.apiToken]);
   if (accessToken) settings.accessToken = accessToken;
@@ -50,9 +89,9 @@ export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {},
   return settings;
 }
 
-/** The Authorization header value; the OAuth token is preferred when both are set. */
-export function incidentOpsAuthorization(settings: IncidentOpsSettings): string | undefined {
-  if (settings.accessToken) return `Bearer ${settings.accessToken}`;
-  if (settings.apiToken) return `Token token=${settings.apiToken}`;
+/** The explicit token, if any, and how it is sent: the OAuth token is preferred when both are set. */
+export function incidentOpsExplicitToken(settings: IncidentOpsSettings): { token: string; scheme: string } | undefined {
+  if (settings.accessToken) return { token: settings.accessToken, scheme: 'Bearer' };
+  if (settings.apiToken) return { token: settings.apiToken, scheme: 'Token token=' };
   return undefined;
 }

@@ -63,7 +63,7 @@ function normaliseBaseUrl(value: string): string {
 }
 
 /** `Bearer abc`, or `Token token=abc` when the scheme ends with `=`. */
-function formatAuthorization(scheme: string, token: string): string {
+export function formatAuthorization(scheme: string, token: string): string {
   if (scheme === '') return token;
   return scheme.endsWith('=') ? `${scheme}${token}` : `${scheme} ${token}`;
 }
