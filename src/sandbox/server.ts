@@ -8,6 +8,12 @@
  * latency, recording with redacted credentials, JSON encoding, 404 for unknown prefixes, 500 on
  * a crash); platforms never see node:http objects.
  *
+ * Both platforms also have an OAuth 2.0 authorization server (see oauth.ts): the whiteboard's at
+ * `/canvasapi/oauth/authorize` + `/canvasapi/v1/oauth/token` (revocation `/canvasapi/v2/oauth/revoke`),
+ * the incident platform's on its own identity "host" `/incidentops-identity/oauth/{authorize,token,revoke}`.
+ * The APIs accept the static token and live OAuth-issued tokens; `RunningSandbox.oauth` lists
+ * the endpoints and the registered client.
+ *
  * The emulators are written from the platforms' published specifications and deliberately share
  * no code with the tool servers, so that a bug in a tool server is not mirrored here.
  */
@@ -15,6 +21,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCanvasApiPlatform, type CanvasApiDemo } from './canvasapi/index.js';
 import { createIncidentOpsPlatform } from './incidentops/api.js';
+import { createIncidentOpsAuthority, createIncidentOpsIdentityPlatform, INCIDENTOPS_IDENTITY_PREFIX } from './incidentops/identity.js';
+import { ALL_SCOPES, BASE_SCOPES } from './canvasapi/tokens.js';
+import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET, endpointInfo, redactPairs, redactSecrets, type OAuthEndpointInfo, type OAuthSettings } from './oauth.js';
+
+export type { OAuthEndpointInfo, OAuthSettings } from './oauth.js';
+export { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET } from './oauth.js';
 
 /** ID of the generated user who owns the sandbox token (the answer of /users/me). */
 export { DEMO_USER_ID } from './incidentops/data.js';
@@ -38,6 +50,8 @@ export interface SandboxResponse {
   headers?: Record<string, string>;
   /** Serialized as JSON unless undefined (then the response has no body). */
   body?: unknown;
+  /** Sent verbatim instead of `body` (e.g. an HTML page; set `content-type`, default text/plain). */
+  text?: string;
 }
 
 export interface SandboxPlatform {
@@ -74,6 +88,8 @@ export interface SandboxOptions {
   canvasapi?: CanvasApiSandboxOptions;
   /** Extra platforms to serve next to the built-in ones; one with a built-in prefix replaces that built-in. */
   platforms?: SandboxPlatform[];
+  /** The OAuth authorization servers of both platforms (one registered client, shared settings). */
+  oauth?: OAuthSettings;
 }
 
 export interface RecordedRequest {
@@ -81,13 +97,18 @@ export interface RecordedRequest {
   method: string;
   /** Path after the platform prefix, raw (percent-encoded). */
   path: string;
-  /** Decoded query pairs in order, keys verbatim. */
+  /** Decoded query pairs in order, keys verbatim; values of secret parameters (`code`, `access_token`, ...) are '[redacted]'. */
   query: [string, string][];
   /** Lower-cased names; the credential in `authorization` is replaced by '[redacted]' (the scheme is kept). */
   headers: Record<string, string>;
   /** Response status; 0 while the request is still being handled. */
   status: number;
-  /** The request body parsed as JSON, when it had a JSON content type and parsed; absent otherwise. */
+  /**
+   * The request body parsed as JSON (JSON content type) or as a form (`application/x-www-form-urlencoded`,
+   * as an object; a repeated field keeps its last value); absent otherwise. Values of secret
+   * properties (`clientSecret`, `accessToken`, `client_secret`, `code`, `code_verifier`,
+   * `access_token`, `refresh_token`, `token`, ...) are '[redacted]' at any depth.
+   */
   body?: unknown;
 }
 
@@ -97,6 +118,8 @@ export interface RunningSandbox {
   incidentops: { baseUrl: string; token: string };
   /** `demo` holds the IDs of the demo organization, team, project, boards and app (absent when replaced through `platforms`). */
   canvasapi: { baseUrl: string; token: string; demo?: CanvasApiDemo };
+  /** OAuth endpoints and the registered client of each platform (the whiteboard's answer only while the built-in one is served). */
+  oauth: { incidentops: OAuthEndpointInfo; canvasapi: OAuthEndpointInfo };
   /** Every request received, in arrival order. */
   requests: RecordedRequest[];
   clearRequests(): void;
@@ -132,11 +155,15 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** The body as JSON when the content type says JSON and it parses; undefined otherwise (never throws). */
-function parseJsonForRecord(contentType: string | undefined, body: Buffer): unknown {
-  if (body.length === 0 || !contentType || !/^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) return undefined;
+/** The body as JSON or form fields when the content type says so and it parses, secrets redacted; undefined otherwise (never throws). */
+function parseBodyForRecord(contentType: string | undefined, body: Buffer): unknown {
+  if (body.length === 0 || !contentType) return undefined;
+  if (/^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
+    return redactSecrets(Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
+  }
+  if (!/^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) return undefined;
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    return redactSecrets(JSON.parse(body.toString('utf8')) as unknown);
   } catch {
     return undefined;
   }
@@ -159,8 +186,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     platforms.set(p.prefix, p);
   };
   const replaced = new Set((options.platforms ?? []).map((p) => p.prefix));
-  if (!replaced.has('incidentops')) register(createIncidentOpsPlatform({ token, ...options.incidentops }));
-  const canvas = replaced.has('canvasapi') ? undefined : createCanvasApiPlatform({ token, ...options.canvasapi });
+  const identity = createIncidentOpsAuthority(options.oauth);
+  if (!replaced.has('incidentops')) register(createIncidentOpsPlatform({ token, ...options.incidentops, verifyToken: (t) => identity.verify(t) }));
+  if (!replaced.has(INCIDENTOPS_IDENTITY_PREFIX)) register(createIncidentOpsIdentityPlatform(identity));
+  const canvas = replaced.has('canvasapi') ? undefined : createCanvasApiPlatform({ token, ...options.canvasapi, oauth: options.oauth });
   if (canvas) register(canvas);
   for (const p of options.platforms ?? []) register(p);
 
@@ -180,13 +209,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const recordedHeaders = { ...headers };
       if (recordedHeaders.authorization !== undefined) recordedHeaders.authorization = redactAuthorization(recordedHeaders.authorization);
       const query = [...new URLSearchParams(search)] as [string, string][];
-      const record: RecordedRequest = { platform: prefix, method: req.method ?? 'GET', path: rest, query, headers: recordedHeaders, status: 0 };
+      const record: RecordedRequest = { platform: prefix, method: req.method ?? 'GET', path: rest, query: redactPairs(query), headers: recordedHeaders, status: 0 };
       requests.push(record);
 
       let response: SandboxResponse;
       try {
         const body = await readBody(req);
-        const parsed = parseJsonForRecord(headers['content-type'], body);
+        const parsed = parseBodyForRecord(headers['content-type'], body);
         if (parsed !== undefined) record.body = parsed;
         const platform = platforms.get(prefix);
         if (!platform) {
@@ -202,9 +231,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       }
       if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
       record.status = response.status;
-      const payload = response.body === undefined ? '' : JSON.stringify(response.body);
+      const payload = response.text ?? (response.body === undefined ? '' : JSON.stringify(response.body));
       const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };
-      if (payload !== '' && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-type')) outHeaders['content-type'] = 'application/json; charset=utf-8';
+      if (payload !== '' && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-type')) {
+        outHeaders['content-type'] = response.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+      }
       outHeaders['content-length'] = String(Buffer.byteLength(payload));
       if (res.destroyed) return;
       res.writeHead(response.status, outHeaders);
@@ -231,6 +262,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     url: origin,
     incidentops: { baseUrl: `${origin}/incidentops`, token },
     canvasapi: { baseUrl: `${origin}/canvasapi`, token, ...(canvas ? { demo: canvas.demo } : {}) },
+    oauth: {
+      incidentops: endpointInfo(identity, {
+        authorizeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/authorize`,
+        tokenUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/token`,
+        revokeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/revoke`,
+      }),
+      canvasapi: {
+        authorizeUrl: `${origin}/canvasapi/oauth/authorize`,
+        tokenUrl: `${origin}/canvasapi/v1/oauth/token`,
+        revokeUrl: `${origin}/canvasapi/v2/oauth/revoke`,
+        clientId: options.oauth?.clientId ?? DEFAULT_OAUTH_CLIENT_ID,
+        clientSecret: options.oauth?.clientSecret ?? DEFAULT_OAUTH_CLIENT_SECRET,
+        scope: canvas ? canvas.oauth.scope : (options.canvasapi?.enterprise === false ? BASE_SCOPES : ALL_SCOPES).join(' '),
+      },
+    },
     requests,
     clearRequests() {
       requests.length = 0;

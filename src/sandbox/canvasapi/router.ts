@@ -2,6 +2,7 @@
  * Method + path-template routing for the whiteboard emulator, plus the lookups most handlers
  * start with (live board, organization, team).
  */
+import type { OAuthAuthority, TokenVerification } from '../oauth.js';
 import type { SandboxRequest, SandboxResponse } from '../server.js';
 import { badRequest, notFound, type BodyMode, type Query } from './http.js';
 import type { BoardRecord, Store, TeamRecord } from './model.js';
@@ -15,6 +16,10 @@ export interface Ctx {
   body: unknown;
   /** Absolute base URL of the platform in this sandbox. */
   base: string;
+  /** The platform's OAuth authorization server. */
+  oauth?: OAuthAuthority;
+  /** Set when the request authenticated with an OAuth-issued token (not the static sandbox token). */
+  token?: TokenVerification;
 }
 
 export type Handler = (ctx: Ctx) => SandboxResponse;

@@ -1,13 +1,15 @@
 /**
- * Access-token information, token revocation (v2 JSON body; the deprecated v1 query form too) and
- * the experimental app usage metrics.
+ * Access-token information, token revocation (v2 JSON body; the deprecated v1 query form too),
+ * the OAuth authorization server's endpoints (authorize + approve on the web host, token on the
+ * API host: `/oauth/authorize`, `/oauth/approve`, `/v1/oauth/token`) and the experimental app
+ * usage metrics. Revocation and token info cover both the static sandbox token and OAuth tokens.
  */
 import { DateTime } from 'luxon';
 import { badRequest, json, noContent, notFound, obj, str, validate } from './http.js';
 import type { Store } from './model.js';
 import type { Ctx, Router } from './router.js';
 
-const BASE_SCOPES = ['boards:read', 'boards:write', 'identity:read', 'identity:write', 'team:read', 'team:write'];
+export const BASE_SCOPES = ['boards:read', 'boards:write', 'identity:read', 'identity:write', 'team:read', 'team:write'];
 const ENTERPRISE_SCOPES = [
   'organizations:read',
   'organizations:teams:read',
@@ -19,13 +21,18 @@ const ENTERPRISE_SCOPES = [
   'boards:export',
   'contentlogs:export',
 ];
+export const ALL_SCOPES = [...BASE_SCOPES, ...ENTERPRISE_SCOPES];
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_PERIODS = 1000;
 
-function revoke(ctx: Ctx, token: string): boolean {
-  if (ctx.store.tokenRevoked || token !== ctx.store.token) return false;
-  ctx.store.tokenRevoked = true;
-  return true;
+/** Revoke the static token or an OAuth access token (with its refresh token); false when there was nothing live to revoke. */
+function revoke(ctx: Ctx, token: string, client?: { clientId: string; clientSecret: string }): boolean {
+  if (token === ctx.store.token) {
+    if (ctx.store.tokenRevoked) return false;
+    ctx.store.tokenRevoked = true;
+    return true;
+  }
+  return ctx.oauth?.revokeAccessToken(token, client) === 'revoked';
 }
 
 /** Stable pseudo-random integer in [0, max) for a key: metrics must not change between calls. */
@@ -66,13 +73,15 @@ function appOf(ctx: Ctx): void {
 export function registerTokens(router: Router): void {
   router.add('GET', '/v1/oauth-token', (ctx) => {
     const { store } = ctx;
-    const me = store.me();
-    const team = store.teams.get(store.defaultTeamId);
-    const user = { type: 'user', name: `${me.firstName} ${me.lastName}`, id: me.id };
+    // The spec's token information has no expiry field, so an OAuth token's expiry is not reported.
+    const owner = store.users.get(ctx.token?.user ?? store.meId) ?? store.me();
+    const teamId = ctx.token?.team ?? store.defaultTeamId;
+    const team = store.teams.get(teamId);
+    const user = { type: 'user', name: `${owner.firstName} ${owner.lastName}`, id: owner.id };
     return json(200, {
       type: 'oauth',
-      scopes: store.enterprise ? [...BASE_SCOPES, ...ENTERPRISE_SCOPES] : BASE_SCOPES,
-      team: { type: 'team', name: team?.name ?? 'Unknown team', id: store.defaultTeamId },
+      scopes: ctx.token ? ctx.token.scopes : store.enterprise ? ALL_SCOPES : BASE_SCOPES,
+      team: { type: 'team', name: team?.name ?? 'Unknown team', id: teamId },
       organization: { type: 'organization', name: store.org.name, id: store.org.id },
       createdBy: user,
       user,
@@ -84,7 +93,7 @@ export function registerTokens(router: Router): void {
     '/v2/oauth/revoke',
     (ctx) => {
       const body = validate(ctx.body, obj({ accessToken: str({ minLength: 1 }), clientId: str({ minLength: 1 }), clientSecret: str({ minLength: 1 }) }, ['accessToken', 'clientId', 'clientSecret']));
-      if (!revoke(ctx, body.accessToken)) throw notFound('Active access token');
+      if (!revoke(ctx, body.accessToken, { clientId: body.clientId, clientSecret: body.clientSecret })) throw notFound('Active access token');
       return noContent();
     },
     { body: 'required', noAuth: true },
@@ -124,4 +133,15 @@ export function registerTokens(router: Router): void {
     const days = Math.max(1, Math.round((ctx.store.now() - ctx.store.app.installedAt) / 86_400_000));
     return json(200, metricsFor(ctx.store, 'total', days));
   });
+}
+
+/** The authorization server: the sign-in page of the web host and the token endpoint of the API host. */
+export function registerOAuth(router: Router): void {
+  const authority = (ctx: Ctx) => {
+    if (!ctx.oauth) throw notFound('OAuth authorization server');
+    return ctx.oauth;
+  };
+  router.add('GET', '/oauth/authorize', (ctx) => authority(ctx).authorize(ctx.req), { noAuth: true });
+  router.add('POST', '/oauth/approve', (ctx) => authority(ctx).approve(ctx.req), { noAuth: true });
+  router.add('POST', '/v1/oauth/token', (ctx) => authority(ctx).token(ctx.req), { noAuth: true });
 }

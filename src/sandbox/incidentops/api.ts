@@ -3,8 +3,10 @@
  *
  * What it enforces, in this order, on every request:
  *  1. Authentication: `Authorization: Bearer <token>` or `Authorization: Token token=<token>` with
- *     the configured token; anything else -> 401 {"error":{"message":"Authentication failed","code":2006}}.
- *     The token belongs to the demo user, so /users/me works with both schemes.
+ *     the configured token, or `Authorization: Bearer <token>` with a live user token issued by the
+ *     sandbox identity service (`verifyToken`); anything else -> 401
+ *     {"error":{"message":"Authentication failed","code":2006}} (expired or revoked OAuth tokens
+ *     say why in `errors`). Every token belongs to the demo user, so /users/me works with all.
  *  2. Routing: unknown path or unknown ID -> 404 {"error":{"message":"Not Found","code":2100}};
  *     a known path with a method other than GET -> 405 (with `Allow: GET`) and the error body.
  *  3. Headers the spec marks as required, checked strictly so that a client that forgets them is
@@ -20,6 +22,7 @@
  *     ignored, like the real API does (so `team_ids[]` on /oncalls silently filters nothing).
  */
 import { DateTime, IANAZone } from 'luxon';
+import type { TokenVerification } from '../oauth.js';
 import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
 import { generateDataset } from './data.js';
 import type { Dataset, IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
@@ -31,6 +34,8 @@ export interface IncidentOpsPlatformOptions {
   users?: number;
   seed?: number;
   now?: () => Date;
+  /** Checks bearer tokens other than `token` (the identity service's OAuth user tokens). */
+  verifyToken?: (token: string) => TokenVerification;
 }
 
 export const ACCEPT_MEDIA_TYPE = 'application/vnd.pagerduty+json;version=2';
@@ -195,13 +200,23 @@ function parseMediaType(value: string): { essence: string; params: Map<string, s
   return { essence: (head ?? '').trim().toLowerCase(), params };
 }
 
-function authorized(header: string | undefined, token: string): boolean {
-  if (!header) return false;
+/** The user the request acts as, or the 401 to answer. */
+function authenticate(header: string | undefined, token: string, verify: ((token: string) => TokenVerification) | undefined, demoUserId: string): string | ApiError {
+  const failed = (reason?: string) => new ApiError(401, 2006, 'Authentication failed', reason === undefined ? undefined : [reason]);
+  if (!header) return failed();
   const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-  if (bearer) return bearer[1] === token;
+  if (bearer) {
+    const presented = bearer[1] as string;
+    if (presented === token) return demoUserId;
+    const v = verify?.(presented);
+    if (v?.status === 'valid' && v.user !== undefined) return v.user;
+    if (v?.status === 'expired') return failed('The OAuth access token has expired; refresh it.');
+    if (v?.status === 'revoked') return failed('The OAuth access token has been revoked.');
+    return failed();
+  }
   const apiKey = /^\s*Token\s+token=(\S+)\s*$/i.exec(header);
-  if (apiKey) return apiKey[1] === token;
-  return false;
+  if (apiKey && apiKey[1] === token) return demoUserId;
+  return failed();
 }
 
 function checkHeaders(headers: Record<string, string>): void {
@@ -222,6 +237,8 @@ function checkHeaders(headers: Record<string, string>): void {
 
 interface RequestContext {
   data: Dataset;
+  /** The user the credentials belong to (the answer of /users/me). */
+  userId: string;
   q: Query;
   baseUrl: string;
   now: number;
@@ -247,7 +264,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
   const policyOrder = new Map(sortedPolicies.map((p, i) => [p.id, i]));
 
   const routes: Route[] = [
-    { pattern: /^\/users\/me$/, handler: (ctx) => getUser(ctx, data.demoUserId) },
+    { pattern: /^\/users\/me$/, handler: (ctx) => getUser(ctx, ctx.userId) },
     { pattern: /^\/users$/, handler: (ctx) => listUsers(ctx) },
     { pattern: /^\/users\/([^/]+)$/, handler: (ctx, [id]) => getUser(ctx, id as string) },
     { pattern: /^\/oncalls$/, handler: (ctx) => listOnCalls(ctx) },
@@ -620,9 +637,8 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
 
   function handle(request: SandboxRequest): SandboxResponse {
     try {
-      if (!authorized(request.headers['authorization'], options.token)) {
-        throw new ApiError(401, 2006, 'Authentication failed');
-      }
+      const userId = authenticate(request.headers['authorization'], options.token, options.verifyToken, data.demoUserId);
+      if (userId instanceof ApiError) throw userId;
       for (const route of routes) {
         const m = route.pattern.exec(request.path);
         if (!m) continue;
@@ -644,6 +660,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
         const renderers = new Map<string | null, Renderer>();
         const ctx: RequestContext = {
           data,
+          userId,
           q: new Query(request.query),
           baseUrl: request.baseUrl,
           now,
