@@ -26,7 +26,9 @@ export function sourceCredentials(source: CredentialSource, scheme: string): Cre
     authorization: async () => {
       const value = await source.authorization(scheme);
       if (value !== undefined) return value;
-      if (source.describe().problem) return source.requireAuthorization(scheme);
+      const description = source.describe();
+      // A stored sign-in that cannot be used has its own explanation; nothing at all gets the server's message.
+      if (description.source === 'stored sign-in' && description.problem) return source.requireAuthorization(scheme);
       return undefined;
     },
     refresh: () => source.onUnauthorized(),

@@ -37,7 +37,12 @@ function endpointsOf(auth: PlatformAuth): OAuthEndpoints | undefined {
 }
 
 /** Explicit token first, else the stored sign-in (renewed before expiry and once after a 401). */
-export function platformCredentials(auth: PlatformAuth, store: FileTokenStore | undefined, logger: Logger): PlatformCredentials {
+export function platformCredentials(
+  auth: PlatformAuth,
+  store: FileTokenStore | undefined,
+  logger: Logger,
+  options: { now?: () => number; fetch?: typeof fetch } = {},
+): PlatformCredentials {
   const endpoints = endpointsOf(auth);
   const source = new CredentialSource({
     platform: auth.platform,
@@ -46,6 +51,8 @@ export function platformCredentials(auth: PlatformAuth, store: FileTokenStore | 
     ...(endpoints ? { endpoints } : {}),
     baseUrl: auth.baseUrl,
     logger,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return { source, credentials: sourceCredentials(source, auth.explicit?.scheme ?? 'Bearer') };
 }
