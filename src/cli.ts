@@ -181,12 +181,18 @@ program
   .option('--token <token>', 'access token the emulators accept', 'sandbox-token')
   .option('--users <n>', 'number of IncidentOps users to generate', parsePositiveInt)
   .option('--latency <ms>', 'artificial latency per request', parsePositiveInt, 0)
-  .action(async (flags: { host: string; port: number; token: string; users?: number; latency: number }) => {
+  .option('--token-lifetime <seconds>', 'lifetime of access tokens issued by the OAuth endpoints', parsePositiveInt, 3600)
+  .option('--consent <mode>', 'OAuth consent: auto (redirect at once) or click (an Allow button)', 'auto')
+  .option('--not-enterprise', 'the whiteboard organization is not on the enterprise plan (enterprise tools get 403)')
+  .action(async (flags: { host: string; port: number; token: string; users?: number; latency: number; tokenLifetime: number; consent: string; notEnterprise?: boolean }) => {
+    if (flags.consent !== 'auto' && flags.consent !== 'click') fail('--consent must be auto or click');
     const sandbox = await startSandbox({
       host: flags.host,
       port: flags.port,
       token: flags.token,
       latencyMs: flags.latency,
+      oauth: { tokenLifetimeSeconds: flags.tokenLifetime, consent: flags.consent },
+      ...(flags.notEnterprise ? { canvasapi: { enterprise: false } } : {}),
       ...(flags.users !== undefined ? { incidentops: { users: flags.users } } : {}),
     });
     process.stdout.write(
@@ -199,6 +205,10 @@ program
         'Point a server at it, for example:',
         `  INCIDENTOPS_BASE_URL=${sandbox.incidentops.baseUrl} INCIDENTOPS_ACCESS_TOKEN=${sandbox.incidentops.token} toolservers incidentops`,
         `  CANVASAPI_BASE_URL=${sandbox.canvasapi.baseUrl} CANVASAPI_ACCESS_TOKEN=${sandbox.canvasapi.token} toolservers canvasapi`,
+        '',
+        `Or sign in through its OAuth endpoints (${flags.consent === 'click' ? 'one-click' : 'automatic'} consent; access tokens live ${flags.tokenLifetime} s; the client secret is shown because this is a local sandbox):`,
+        `  toolservers login incidentops --base-url ${sandbox.incidentops.baseUrl} --client-id ${sandbox.oauth.incidentops.clientId} --client-secret ${sandbox.oauth.incidentops.clientSecret} --authorize-url ${sandbox.oauth.incidentops.authorizeUrl} --token-url ${sandbox.oauth.incidentops.tokenUrl}`,
+        `  toolservers login canvasapi --base-url ${sandbox.canvasapi.baseUrl} --client-id ${sandbox.oauth.canvasapi.clientId} --client-secret ${sandbox.oauth.canvasapi.clientSecret} --authorize-url ${sandbox.oauth.canvasapi.authorizeUrl} --token-url ${sandbox.oauth.canvasapi.tokenUrl}`,
         '',
       ].join('\n'),
     );

@@ -3,11 +3,13 @@
  * each with a 2025-era client (initialize) and a 2026-07-28 client (stateless, pinned).
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { pino } from 'pino';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
@@ -77,6 +79,18 @@ async function assertListing(client: Client): Promise<void> {
 
 const SERVER_KEY = 'e2e-server-key-0123456789abcdef';
 
+/** Debug-level server logs, kept to search them for secrets. */
+const serverLog = (() => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'debug' }, sink) };
+})();
+
 describe('Streamable HTTP', () => {
   let sandbox: RunningSandbox;
   let http: RunningHttpServer;
@@ -92,7 +106,7 @@ describe('Streamable HTTP', () => {
     http = await serveOverHttp({
       host: '127.0.0.1',
       port: 0,
-      logger: silentLogger,
+      logger: serverLog.logger,
       serverKey: SERVER_KEY,
       mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox, { fetch: recordingFetch }) }],
     });
@@ -160,6 +174,14 @@ describe('Streamable HTTP', () => {
     assert.equal(status, 403);
   });
 
+  it('logs rejections and calls without the server key or the platform token', () => {
+    const text = serverLog.lines.join('');
+    assert.match(text, /missing or wrong server key/, 'rejections are logged');
+    assert.ok(!text.includes(SERVER_KEY), 'the server key is not logged');
+    assert.ok(!text.includes('not-the-key-but-long-enough'), 'a presented wrong key is not logged');
+    assert.ok(!text.includes(sandbox.incidentops.token), 'the platform token is not logged');
+  });
+
   it('answers unknown paths with 404 and reports health', async () => {
     assert.equal((await fetch(`${http.url}/nope`)).status, 404);
     const health = (await (await fetch(`${http.url}/health`)).json()) as Json;
@@ -214,5 +236,17 @@ describe('CanvasApi over stdio (2025-era client)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('binding beyond loopback', () => {
+  it('refuses to start without an explicitly set server key', () => {
+    const result = spawnSync(process.execPath, [CLI, 'incidentops', '--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--sandbox'], {
+      env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /TOOLSERVERS_SERVER_KEY/);
   });
 });

@@ -12,7 +12,6 @@ import { startSandbox, type OAuthEndpointInfo, type RunningSandbox, type Sandbox
 const TOKEN = 'static-sandbox-token';
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 const PD_ACCEPT = 'application/vnd.pagerduty+json;version=2';
-const HOUR = 3_600_000;
 
 type Body = any;
 type Platform = 'incidentops' | 'canvasapi';

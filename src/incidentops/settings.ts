@@ -74,7 +74,8 @@ export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {},
   const oauth: IncidentOpsOAuthSettings = {
     authorizeUrl: requireUrl(pick('authorizeUrl') ?? `${identity}/oauth/authorize`, INCIDENTOPS_ENV.authorizeUrl),
     tokenUrl: requireUrl(pick('tokenUrl') ?? `${identity}/oauth/token`, INCIDENTOPS_ENV.tokenUrl),
-    revokeUrl: requireUrl(pick('revokeUrl') ?? `${identity}/oauth/revoke`, INCIDENTOPS_ENV.revokeUrl),
+    // A custom token endpoint implies its sibling revoke endpoint unless one is given.
+    revokeUrl: requireUrl(pick('revokeUrl') ?? pick('tokenUrl')?.replace(/\/token\/?$/, '/revoke') ?? `${identity}/oauth/revoke`, INCIDENTOPS_ENV.revokeUrl),
     scope: 'read',
   };
   const clientId = pick('clientId');

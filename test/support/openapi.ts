@@ -35,7 +35,6 @@ type AjvInstance = InstanceType<typeof Ajv>;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export interface OpenApiParameter {
   name: string;
