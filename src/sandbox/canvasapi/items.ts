@@ -328,17 +328,9 @@ function parentFrame(board: BoardRecord, id: string, status: 400 | 404): ItemRec
 
 function applyGeometry(item: ItemRecord, g: Record<string, number> | undefined, fixedRatio: boolean): void {
   if (!g) return;
-  if (item.type === 'sticky_note') {
-    const ratio = stickyRatio(item.data.shape);
-    if (g.width !== undefined) {
-      item.width = g.width;
-      item.height = Math.round(g.width * ratio * 100) / 100;
-    } else if (g.height !== undefined) {
-      item.height = g.height;
-      item.width = Math.round((g.height / ratio) * 100) / 100;
-    }
-  } else if (fixedRatio) {
-    const ratio = item.height / item.width;
+  if (item.type === 'sticky_note' || fixedRatio) {
+    // Sticky notes keep their shape's ratio, fixed-ratio items their current one: one side decides the other.
+    const ratio = item.type === 'sticky_note' ? stickyRatio(item.data.shape) : item.height / item.width;
     if (g.width !== undefined) {
       item.width = g.width;
       item.height = Math.round(g.width * ratio * 100) / 100;

@@ -99,32 +99,29 @@ export function renderTypedItem(item: ItemRecord, base: string): Record<string, 
   };
 }
 
-/** The generic item shape used by /items lists and /items/{id}. */
-export function renderGenericItem(item: ItemRecord, base: string): Record<string, unknown> {
+/** The common fields of an item; `parent` and `self` differ between the generic and the bulk shape. */
+function itemCore(item: ItemRecord, parent: Record<string, unknown> | undefined, self: string): Record<string, unknown> {
   return {
     id: item.id,
     type: item.type,
     data: structuredClone(item.data),
     position: position(item),
     geometry: geometry(item),
-    ...(item.parentId ? { parent: { id: item.parentId } } : {}),
+    ...(parent ? { parent } : {}),
     ...stamps(item),
-    links: { self: genericItemUrl(base, item.boardId, item.id) },
+    links: { self },
   };
+}
+
+/** The generic item shape used by /items lists and /items/{id}. */
+export function renderGenericItem(item: ItemRecord, base: string): Record<string, unknown> {
+  return itemCore(item, item.parentId ? { id: item.parentId } : undefined, genericItemUrl(base, item.boardId, item.id));
 }
 
 /** The shape of each entry in a bulk-create response. */
 export function renderBulkItem(item: ItemRecord, base: string): Record<string, unknown> {
-  return {
-    id: item.id,
-    type: item.type,
-    data: structuredClone(item.data),
-    position: position(item),
-    geometry: geometry(item),
-    ...(item.parentId ? { parent: { id: item.parentId, links: { self: `${boardUrl(base, item.boardId)}/frames/${item.parentId}` } } } : {}),
-    ...stamps(item),
-    links: { self: itemUrl(base, item) },
-  };
+  const parent = item.parentId ? { id: item.parentId, links: { self: `${boardUrl(base, item.boardId)}/frames/${item.parentId}` } } : undefined;
+  return itemCore(item, parent, itemUrl(base, item));
 }
 
 const SNAP_POINT: Record<string, { x: string; y: string }> = {
