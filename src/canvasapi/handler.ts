@@ -77,7 +77,8 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
   }
   if (entry.rule === 'require-tag-id' && !(typeof query.tag_id === 'string' && query.tag_id.length > 0)) {
     // Without tag_id the same DELETE removes the whole item: refuse outright.
-    throw ToolError.invalidParameter('tag_unique_identifier', 'is required: without it the request would delete the item itself');
+    const tagParam = entry.params.find((p) => p.to === 'query:tag_id')?.name ?? 'tag_id';
+    throw ToolError.invalidParameter(tagParam, 'is required: without it the request would delete the item itself');
   }
 
   let response;
