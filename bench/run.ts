@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
 import { toOutputJsonSchema } from '../src/core/schema.js';
+import { createCanvasApiServer } from '../src/canvasapi/index.js';
+import { resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import { startSandbox } from '../src/sandbox/server.js';
@@ -34,7 +36,7 @@ async function time(server: AnyToolServer, name: string, args: unknown, rounds: 
 }
 
 function row(cells: (string | number)[]): string {
-  return cells.map((c, i) => (typeof c === 'number' ? c.toFixed(1) : c).padEnd(i === 0 ? 44 : 12)).join('');
+  return cells.map((c, i) => (typeof c === 'number' ? c.toFixed(1) : c).padEnd(i === 0 ? 56 : 12)).join('');
 }
 
 async function main(): Promise<void> {
@@ -86,6 +88,25 @@ async function main(): Promise<void> {
   const teamId = ((teams.structuredContent as { teams: { id: string }[] }).teams[0] as { id: string }).id;
   const t = await time(server, 'IncidentOps.GetTeam', { team_id: teamId }, ROUNDS);
   console.log(row(['IncidentOps.GetTeam', t.p50, t.p95, t.max]));
+
+  const canvas = createCanvasApiServer({
+    settings: resolveCanvasApiSettings({ baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token }, {}),
+    logger: silentLogger,
+    version: 'bench',
+  });
+  const board = sandbox.canvasapi.demo?.boardIds[0] ?? '';
+  const stickyBody = JSON.stringify({ data: { content: 'bench' }, position: { x: 0, y: 0 } });
+  const canvasCases: [string, unknown][] = [
+    ['CanvasApi.RetrieveUserBoards', { maximum_number_of_boards: '50' }],
+    ['CanvasApi.RetrieveBoardItems', { board_identifier: board, items_limit: '50' }],
+    ['CanvasApi.AddStickyNoteToBoard', { mode: 'get_request_schema' }],
+    ['CanvasApi.AddStickyNoteToBoard', { mode: 'execute', board_id: board, request_body: stickyBody }],
+  ];
+  for (const [name, args] of canvasCases) {
+    const c = await time(canvas, name, args, ROUNDS);
+    const label = (args as { mode?: string }).mode ? `${name} (${String((args as { mode: string }).mode)})` : name;
+    console.log(row([label, c.p50, c.p95, c.max]));
+  }
 
   const invalidTool = findTool(server, 'IncidentOps.ListIncidents')!;
   const started = performance.now();
