@@ -24,6 +24,7 @@ export default incidentOpsTool({
     const now = deps.now();
     const until = new Date(now.getTime() + NEXT_SHIFT_WINDOW_DAYS * 86_400_000);
     // earliest=true keeps one shift per (policy, level): the current one if on call, else the next one.
+    // So next_shift is the soonest shift on a policy the user is not on call for right now.
     const { items } = await deps.api.listAll('/oncalls', 'oncalls', { 'user_ids[]': [userId], since: now.toISOString(), until: until.toISOString(), earliest: true }, signal);
     const shifts = items.map(shapeOncall);
     const isCurrent = (s: Record<string, unknown>) => s.permanent === true || (typeof s.start === 'string' && Date.parse(s.start) <= now.getTime());
