@@ -1,7 +1,7 @@
 import { McpServer, type CallToolResult, type McpServerFactory } from '@modelcontextprotocol/server';
 import type { Logger } from './logger.js';
 import { toToolError, ToolError } from './errors.js';
-import { advertisedSchema, parseArguments, toInputJsonSchema, type JsonSchema } from './schema.js';
+import { advertisedSchema, parseArguments, toInputJsonSchema, toOutputJsonSchema, validatedOutputSchema, type JsonSchema } from './schema.js';
 import type { AnyToolDefinition } from './tool.js';
 
 /** A tool server: a named set of tools plus the services its handlers share. */
@@ -92,7 +92,7 @@ export function buildMcpServer<Deps>(server: ToolServer<Deps>): McpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: advertisedSchema(toInputJsonSchemaCached(tool)),
-        outputSchema: tool.output,
+        outputSchema: outputSchemaCached(tool),
         annotations: { title: tool.title, ...tool.hints },
       },
       (args: Record<string, unknown>, ctx) => executeTool(server, tool, args, ctx.mcpReq.signal),
@@ -105,8 +105,19 @@ export function mcpServerFactory<Deps>(server: ToolServer<Deps>): McpServerFacto
   return () => buildMcpServer(server);
 }
 
-// Stateless HTTP builds a server per request: convert each tool's schema once per process.
+// Stateless HTTP builds a server per request: convert each tool's schemas once per process.
 const inputSchemaCache = new WeakMap<object, JsonSchema>();
+const outputSchemaCache = new WeakMap<object, ReturnType<typeof validatedOutputSchema>>();
+
+function outputSchemaCached(tool: AnyToolDefinition): ReturnType<typeof validatedOutputSchema> {
+  let schema = outputSchemaCache.get(tool);
+  if (!schema) {
+    schema = validatedOutputSchema(tool.output, toOutputJsonSchema(tool.output));
+    outputSchemaCache.set(tool, schema);
+  }
+  return schema;
+}
+
 function toInputJsonSchemaCached(tool: AnyToolDefinition): JsonSchema {
   let json = inputSchemaCache.get(tool);
   if (!json) {

@@ -37,6 +37,26 @@ export function advertisedSchema(json: JsonSchema): StandardSchemaWithJSON<Recor
   };
 }
 
+/**
+ * The output schema for the SDK: real zod validation of `structuredContent`, with the JSON Schema
+ * computed once (a stateless HTTP server builds a server per request and would convert it each time).
+ */
+export function validatedOutputSchema(output: z.ZodType, json: JsonSchema): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'toolservers',
+      validate: (value: unknown) => {
+        const result = output.safeParse(value);
+        return result.success
+          ? { value: result.data as Record<string, unknown> }
+          : { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path })) };
+      },
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
 /** Parses tool arguments, turning every zod issue into a parameter-named, actionable message. */
 export function parseArguments<S extends z.ZodObject>(schema: S, args: unknown): z.output<S> {
   const result = schema.safeParse(args ?? {}, { reportInput: true });
