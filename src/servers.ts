@@ -3,6 +3,7 @@
  * settings. The CLI and tests go through here; the core stays platform-neutral.
  */
 import { createRequire } from 'node:module';
+import type { Credentials } from './core/auth/credentials.js';
 import { platformCredentials, type PlatformAuth } from './core/auth/platform-auth.js';
 import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from './core/auth/token-store.js';
 import type { Logger } from './core/logger.js';
@@ -78,6 +79,17 @@ export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.en
   return new FileTokenStore(env[CREDENTIALS_FILE_ENV]?.trim() || defaultCredentialsFile(env), { logger });
 }
 
+/** The sandbox brings its own settings: the environment (real credentials) is not read then. */
+function settingsEnv(options: Pick<BuildOptions, 'sandbox' | 'env'>): NodeJS.ProcessEnv {
+  return options.sandbox ? {} : options.env ?? process.env;
+}
+
+/** Explicit token first, else the stored sign-in; against the sandbox only its own token. */
+function credentialsFor(auth: PlatformAuth, options: BuildOptions): Credentials {
+  const store = options.sandbox ? undefined : options.store ?? defaultStore(options.logger, settingsEnv(options));
+  return platformCredentials(auth, store, options.logger).credentials;
+}
+
 function pickDefined<T extends object>(input: T): Partial<T> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
 }
@@ -116,15 +128,10 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--region <region>', description: `us (default) or eu: picks the API and identity hosts (${INCIDENTOPS_ENV.region})` },
       ...OAUTH_CLIENT_FLAGS(INCIDENTOPS_ENV),
     ],
-    auth(input, options) {
-      const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), options.sandbox ? {} : options.env ?? process.env);
-      return incidentOpsAuth(settings);
-    },
+    auth: (input, options) => incidentOpsAuth(resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options))),
     create(input, options) {
-      const env = options.sandbox ? {} : options.env ?? process.env;
-      const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), env);
-      const { credentials } = platformCredentials(incidentOpsAuth(settings), options.sandbox ? undefined : options.store ?? defaultStore(options.logger, env), options.logger);
-      return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials });
+      const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options));
+      return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuth(settings), options) });
     },
   },
   {
@@ -136,15 +143,10 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
     ],
     loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
-    auth(input, options) {
-      const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), options.sandbox ? {} : options.env ?? process.env);
-      return canvasApiAuth(settings);
-    },
+    auth: (input, options) => canvasApiAuth(resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options))),
     create(input, options) {
-      const env = options.sandbox ? {} : options.env ?? process.env;
-      const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
-      const { credentials } = platformCredentials(canvasApiAuth(settings), options.sandbox ? undefined : options.store ?? defaultStore(options.logger, env), options.logger);
-      return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials });
+      const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
+      return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuth(settings), options) });
     },
   },
 ];

@@ -341,15 +341,18 @@ describe('request mapping and output shaping', () => {
   });
 });
 
-async function firstTeamWithPolicies(): Promise<string> {
-  const teams = await callTool(server, 'IncidentOps.ListTeams', { limit: 50 });
-  for (const team of teams.data.teams as Json[]) {
-    const policies = await callTool(server, 'IncidentOps.ListEscalationPolicies', { limit: 50 });
-    void policies;
-    const detail = await callTool(server, 'IncidentOps.GetTeam', { team_id: team.id });
-    if ((detail.data.escalation_policies as Json[]).length > 0) return team.id as string;
-  }
-  throw new Error('no team with escalation policies in the sandbox');
+/** A team that owns escalation policies (looked up once; the sandbox data does not change). */
+let teamWithPolicies: Promise<string> | undefined;
+function firstTeamWithPolicies(): Promise<string> {
+  teamWithPolicies ??= (async () => {
+    const teams = await callTool(server, 'IncidentOps.ListTeams', { limit: 50 });
+    for (const team of teams.data.teams as Json[]) {
+      const detail = await callTool(server, 'IncidentOps.GetTeam', { team_id: team.id });
+      if ((detail.data.escalation_policies as Json[]).length > 0) return team.id as string;
+    }
+    throw new Error('no team with escalation policies in the sandbox');
+  })();
+  return teamWithPolicies;
 }
 
 describe('upstream failures reach the agent as one error shape', () => {

@@ -16,6 +16,7 @@
 import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import _addFormats from 'ajv-formats';
+import { isRecord } from '../core/json.js';
 
 // ajv and ajv-formats are CommonJS modules whose real export is also exposed as `.default`.
 const Ajv2020 = _Ajv2020.default;
@@ -44,9 +45,6 @@ const TOOL_PREFIX = 'CanvasApi.';
 
 type SchemaObject = Record<string, unknown>;
 
-function isRecord(value: unknown): value is SchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

@@ -5,6 +5,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ToolError, type InputIssue } from '../core/errors.js';
+import { pruneEmpty } from '../core/json.js';
 import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, type BodyValidator } from './body-validation.js';
@@ -183,20 +184,6 @@ function setDeep(target: Json, dottedPath: string, value: unknown): Json {
   });
   node[keys[keys.length - 1] as string] = value;
   return target;
-}
-
-/** Drops nulls, undefined and objects left empty, recursively; arrays keep their length minus nulls. */
-export function pruneEmpty<T>(value: T): T {
-  if (Array.isArray(value)) return value.filter((v) => v !== null && v !== undefined).map((v) => pruneEmpty(v)) as T;
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Json = {};
-  for (const [key, child] of Object.entries(value as Json)) {
-    if (child === null || child === undefined) continue;
-    const pruned = pruneEmpty(child);
-    if (typeof pruned === 'object' && pruned !== null && !Array.isArray(pruned) && Object.keys(pruned).length === 0) continue;
-    out[key] = pruned;
-  }
-  return out as T;
 }
 
 function labelFor(entry: CanvasToolEntry, pathParams: Record<string, string>): string | undefined {

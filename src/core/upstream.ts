@@ -10,6 +10,7 @@
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { isRecord } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 
@@ -232,10 +233,6 @@ export function defaultRetryAfterSeconds(response: Response, now: Date): number 
   const at = Date.parse(raw);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Generic error-body reader: `{error: {code, message, errors}}`, `{code, message}` or plain text. */

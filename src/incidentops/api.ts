@@ -1,3 +1,4 @@
+import { isRecord } from '../core/json.js';
 import type { Logger } from '../core/logger.js';
 import { UpstreamClient, type QueryValue } from '../core/upstream.js';
 import { formatAuthorization } from '../core/auth/credential-source.js';
@@ -50,13 +51,13 @@ export class IncidentOpsApi {
         return retryAfter !== null && Number.isFinite(Number(retryAfter)) ? Number(retryAfter) : undefined;
       },
       parseError: (_status, body) => {
-        const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+        const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
         if (!error) return {};
         const details = error.errors;
         return {
           code: typeof error.code === 'number' || typeof error.code === 'string' ? error.code : undefined,
           message: typeof error.message === 'string' ? error.message : undefined,
-          details: Array.isArray(details) ? details : isObject(details) ? details : undefined,
+          details: Array.isArray(details) ? details : isRecord(details) ? details : undefined,
         };
       },
       describeError: ({ status, platformCode, resourceLabel }) => {
@@ -91,7 +92,7 @@ export class IncidentOpsApi {
   async getOne(path: string, pathParams: Record<string, string>, key: string, signal: AbortSignal, resourceLabel: string, query: Query = {}): Promise<Json> {
     const response = await this.client.request<Json>({ method: 'GET', path, pathParams, query, signal, resourceLabel });
     const value = response.data?.[key];
-    if (!isObject(value)) throw new Error(`IncidentOps answered ${path} without a "${key}" object`);
+    if (!isRecord(value)) throw new Error(`IncidentOps answered ${path} without a "${key}" object`);
     return value;
   }
 
@@ -106,7 +107,7 @@ export class IncidentOpsApi {
       ...(resourceLabel ? { resourceLabel } : {}),
     });
     const data = response.data ?? {};
-    const items = Array.isArray(data[key]) ? (data[key] as unknown[]).filter(isObject) : [];
+    const items = Array.isArray(data[key]) ? (data[key] as unknown[]).filter(isRecord) : [];
     return {
       items,
       limit: typeof data.limit === 'number' ? data.limit : Number(query.limit ?? items.length),
@@ -178,9 +179,6 @@ export async function mapConcurrent<T, R>(inputs: readonly T[], limit: number, f
   return results;
 }
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

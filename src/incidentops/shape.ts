@@ -3,32 +3,15 @@
  * id, a readable name and the web link. Field names stay the platform's own.
  */
 import { z } from 'zod';
+import { isRecord, pruneEmpty } from '../core/json.js';
 
 type Json = Record<string, unknown>;
 /** A shaped record: the platform always sends an id for these. */
 export type Shaped = { id: string } & Json;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Drops null/undefined fields, and empty objects left behind, recursively. */
-export function pruneNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((item) => pruneNulls(item)).filter((item) => item !== undefined) as T;
-  if (!isObject(value)) return value;
-  const out: Json = {};
-  for (const [key, child] of Object.entries(value)) {
-    if (child === null || child === undefined) continue;
-    const pruned = pruneNulls(child);
-    if (isObject(pruned) && Object.keys(pruned).length === 0) continue;
-    out[key] = pruned;
-  }
-  return out as T;
-}
-
 /** Pruned record with its id (the platform always sends one). */
 function shaped(fields: Json): Shaped {
-  return pruneNulls(fields) as Shaped;
+  return pruneEmpty(fields) as Shaped;
 }
 
 /** Picks the listed fields (in that order) that are present. */
@@ -40,14 +23,14 @@ function pick(source: Json, keys: readonly string[]): Json {
 
 /** A reference or embedded object reduced to id, name or summary, and html_url. */
 export function ref(value: unknown): Json | undefined {
-  if (!isObject(value)) return undefined;
-  return pruneNulls({ id: value.id, name: value.name ?? value.summary, html_url: value.html_url });
+  if (!isRecord(value)) return undefined;
+  return pruneEmpty({ id: value.id, name: value.name ?? value.summary, html_url: value.html_url });
 }
 
 /** Like ref, keeping the kind (user, schedule, ...) where a list mixes kinds. */
 export function typedRef(value: unknown): Json | undefined {
   const base = ref(value);
-  if (!base || !isObject(value)) return base;
+  if (!base || !isRecord(value)) return base;
   const type = typeof value.type === 'string' ? value.type.replace(/_reference$/, '') : undefined;
   return type ? { type, ...base } : base;
 }
@@ -83,8 +66,8 @@ export function shapeEscalationPolicy(policy: Json): Shaped {
   const rules = Array.isArray(policy.escalation_rules) ? policy.escalation_rules : [];
   return shaped({
     ...pick(policy, ['id', 'name', 'description', 'num_loops', 'on_call_handoff_notifications']),
-    escalation_rules: rules.filter(isObject).map((rule, index) =>
-      pruneNulls({
+    escalation_rules: rules.filter(isRecord).map((rule, index) =>
+      pruneEmpty({
         level: index + 1,
         escalation_delay_in_minutes: rule.escalation_delay_in_minutes,
         targets: Array.isArray(rule.targets) ? rule.targets.map((t) => typedRef(t)).filter(Boolean) : [],
@@ -106,7 +89,7 @@ export function shapeSchedule(schedule: Json): Shaped {
 }
 
 export function shapeOncall(oncall: Json): Json {
-  return pruneNulls({
+  return pruneEmpty({
     user: ref(oncall.user),
     escalation_policy: ref(oncall.escalation_policy),
     escalation_level: oncall.escalation_level,
@@ -119,17 +102,17 @@ export function shapeOncall(oncall: Json): Json {
 }
 
 export function shapeIncident(incident: Json): Shaped {
-  const assignments = Array.isArray(incident.assignments) ? incident.assignments.filter(isObject) : [];
-  const acknowledgements = Array.isArray(incident.acknowledgements) ? incident.acknowledgements.filter(isObject) : [];
-  const priority = isObject(incident.priority) ? pruneNulls({ id: incident.priority.id, name: incident.priority.name ?? incident.priority.summary }) : undefined;
+  const assignments = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord) : [];
+  const acknowledgements = Array.isArray(incident.acknowledgements) ? incident.acknowledgements.filter(isRecord) : [];
+  const priority = isRecord(incident.priority) ? pruneEmpty({ id: incident.priority.id, name: incident.priority.name ?? incident.priority.summary }) : undefined;
   return shaped({
     ...pick(incident, ['id', 'incident_number', 'title', 'status', 'urgency', 'created_at', 'updated_at', 'last_status_change_at', 'resolved_at', 'incident_key', 'resolve_reason']),
     priority,
     service: ref(incident.service),
     escalation_policy: ref(incident.escalation_policy),
     teams: refs(incident.teams) ?? [],
-    assignees: assignments.map((a) => pruneNulls({ ...ref(a.assignee), assigned_at: a.at })),
-    acknowledgers: acknowledgements.length ? acknowledgements.map((a) => pruneNulls({ ...ref(a.acknowledger), acknowledged_at: a.at })) : undefined,
+    assignees: assignments.map((a) => pruneEmpty({ ...ref(a.assignee), assigned_at: a.at })),
+    acknowledgers: acknowledgements.length ? acknowledgements.map((a) => pruneEmpty({ ...ref(a.acknowledger), acknowledged_at: a.at })) : undefined,
     last_status_change_by: ref(incident.last_status_change_by),
     alert_counts: incident.alert_counts,
     html_url: incident.html_url,
@@ -140,7 +123,7 @@ export function shapeLogEntry(entry: Json): Shaped {
   return shaped({
     ...pick(entry, ['id', 'type', 'summary', 'created_at', 'note']),
     agent: typedRef(entry.agent),
-    channel: isObject(entry.channel) ? pruneNulls({ type: entry.channel.type, summary: entry.channel.summary }) : undefined,
+    channel: isRecord(entry.channel) ? pruneEmpty({ type: entry.channel.type, summary: entry.channel.summary }) : undefined,
     incident: ref(entry.incident),
     service: ref(entry.service),
     teams: refs(entry.teams),

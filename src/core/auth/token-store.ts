@@ -21,6 +21,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import envPaths from 'env-paths';
 import lockfile from 'proper-lockfile';
+import { isRecord } from '../json.js';
 import { silentLogger, type Logger } from '../logger.js';
 
 export interface StoredCredential {
@@ -91,10 +92,6 @@ async function inProcessQueue<T>(key: string, task: () => Promise<T>): Promise<T
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function optionalString(value: unknown): string | undefined {
