@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createLogger } from './core/logger.js';
-import { executeTool, findTool, listTools, type AnyToolServer } from './core/registry.js';
+import { executeTool, viewFor, type AnyToolServer, type ViewOptions } from './core/registry.js';
+import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
+import { SelectionError } from './core/names.js';
 import { generateServerKey, isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
 import { startSandbox, type RunningSandbox } from './sandbox/server.js';
 import { authStatus, signIn, signOut } from './core/auth/platform-auth.js';
@@ -22,7 +24,7 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
-interface ServeFlags extends ServerSettingsInput {
+interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   transport: 'stdio' | 'http';
   host: string;
   port: number;
@@ -64,6 +66,37 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
 }
 
+/** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
+function addChoiceOptions(command: Command, toolsetsOption = '--toolsets <list>'): Command {
+  return command
+    .option('--tool-names <style>', `contract (IncidentOps.WhoAmI, the default) or underscore (IncidentOps_WhoAmI, for clients that refuse dots) (${CHOICE_SOURCES.toolNames.env})`)
+    .option('--profile <name>', `a named tool set: all, everyday, no-enterprise, readonly, meta (${CHOICE_SOURCES.profile.env})`)
+    .option(toolsetsOption, `only these toolsets, comma-separated (${CHOICE_SOURCES.toolsets.env})`)
+    .option('--tools <list>', `only these tools (added to --toolsets), comma-separated (${CHOICE_SOURCES.tools.env})`)
+    .option('--exclude-tools <list>', `never these tools, comma-separated (${CHOICE_SOURCES.excludeTools.env})`)
+    .option('--read-only', `only tools that change nothing (${CHOICE_SOURCES.readOnly.env})`);
+}
+
+/** The operator's view choice from flags and environment; a bad choice stops the command with the reason. */
+function choicesFrom(flags: ChoiceInput): ViewOptions {
+  try {
+    return operatorChoices(flags);
+  } catch (error) {
+    if (error instanceof SelectionError) fail(error.message);
+    throw error;
+  }
+}
+
+/** The view of a server for the operator's choice, or the reason it cannot be served. */
+function checkedView(server: AnyToolServer, options: ViewOptions) {
+  try {
+    return viewFor(server, options);
+  } catch (error) {
+    if (error instanceof SelectionError) fail(`${server.name}: ${error.message}`);
+    throw error;
+  }
+}
+
 function addServerFlags(command: Command, flags: ServerFlag[]): Command {
   for (const flag of flags) command.option(flag.flags, flag.description);
   return command;
@@ -101,7 +134,9 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
   const serverKey = configuredKey ?? generateServerKey();
-  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server }));
+  const view = choicesFrom(flags);
+  for (const server of servers) checkedView(server, view);
+  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
   const running = await serveOverHttp({
     host: flags.host,
     port: flags.port,
@@ -112,35 +147,50 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
     ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
   });
   // A generated key is shown once, in the client configurations; a configured one is never echoed.
-  process.stderr.write(describeEndpoints(running.endpoints, configuredKey ? undefined : serverKey));
+  process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(endpoint.server, view) })), configuredKey ? undefined : serverKey));
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer }[], generatedKey: string | undefined): string {
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ReturnType<typeof viewFor> }[], generatedKey: string | undefined): string {
   const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
   const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
-  for (const { url, server } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${server.tools.length} tools)`);
+  for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
+  lines.push(
+    '',
+    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots),',
+    '/everyday/mcp, /no-enterprise/mcp, /readonly/mcp, /meta/mcp; or send X-Toolservers-Profile, -Toolsets, -Tools, -Exclude-Tools, -Read-Only, -Tool-Names headers.',
+  );
   lines.push(
     '',
     generatedKey
       ? `Clients must send "Authorization: Bearer <key>". Generated key for this run (shown only now; set ${SERVER_KEY_ENV} to keep one):\n  ${generatedKey}`
       : `Clients must send "Authorization: Bearer <key>" with the key from ${SERVER_KEY_ENV}.`,
   );
-  const entries = (shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(url)]));
-  lines.push('', 'Cursor (~/.cursor/mcp.json):', JSON.stringify({ mcpServers: entries((url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
-  lines.push('', 'VS Code (.vscode/mcp.json):', JSON.stringify({ servers: entries((url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
-  lines.push('', 'Claude Code:');
-  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${url} --header "Authorization: ${bearer}"`);
-  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):');
-  lines.push(
-    JSON.stringify({ mcpServers: entries((url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${bearer}`] })) }, null, 2),
-    '',
-  );
+  // Each client gets the URL variant it works with: see clientUrl.
+  const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
+  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge; names without dots, which it requires):');
+  lines.push(JSON.stringify({ mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${bearer}`] })) }, null, 2));
+  lines.push('', 'Claude Code (names without dots, so mcp__<server>__<tool> stays readable and under 64 characters):');
+  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
+  lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
+  lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
+  lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
+  lines.push(JSON.stringify({ servers: entries('vscode', (url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
+  lines.push('', `Codex (~/.codex/config.toml; names without dots, which the OpenAI API requires; export TOOLSERVERS_KEY="${key}"):`);
+  for (const { url, server } of endpoints) lines.push(`[mcp_servers.${server.id}]`, `url = "${clientUrl(url, 'codex')}"`, 'bearer_token_env_var = "TOOLSERVERS_KEY"', '');
   return lines.join('\n') + '\n';
+}
+
+type Client = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'codex';
+
+/** The endpoint variant a client needs: underscore names everywhere; a smaller CanvasApi for VS Code's 128-tool limit. */
+function clientUrl(url: string, client: Client): string {
+  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : '/underscore/mcp';
+  return url.replace(/\/mcp$/, variant);
 }
 
 const program = new Command()
@@ -151,21 +201,25 @@ const program = new Command()
 
 for (const entry of SERVERS) {
   const command = program.command(entry.id).description(`serve the ${entry.name} tools (stdio by default)`);
-  addServerFlags(addServeOptions(command, true), entry.flags).action(async (flags: ServeFlags) => {
+  addChoiceOptions(addServerFlags(addServeOptions(command, true), entry.flags)).action(async (flags: ServeFlags) => {
+    const view = choicesFrom(flags);
     const sandbox = await maybeSandbox(flags.sandbox);
     const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
     if (flags.transport === 'stdio') {
-      serveOverStdio(server);
-      logger.info({ server: entry.name, tools: server.tools.length }, 'serving over stdio');
+      const tools = checkedView(server, view).listing.length;
+      serveOverStdio(server, view);
+      logger.info({ server: entry.name, tools }, 'serving over stdio');
     } else {
       await serveHttp([server], flags, true);
     }
   });
 }
 
-addServeOptions(
-  program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
-  false,
+addChoiceOptions(
+  addServeOptions(
+    program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
+    false,
+  ),
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
   const servers = SERVERS.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
@@ -217,20 +271,49 @@ program
     process.once('SIGTERM', stop);
   });
 
-program
-  .command('tools')
-  .description('list the tools of one server or of all')
-  .argument('[server]', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
-  .option('--json', 'print the full definitions (input schemas and annotations) as JSON')
-  .action((serverId: string | undefined, flags: { json?: boolean }) => {
-    const entries = serverId ? [requireServer(serverId)] : SERVERS;
-    const all = entries.flatMap((entry) => listTools(entry.create({}, { logger })));
-    if (flags.json) {
-      process.stdout.write(JSON.stringify(all, null, 2) + '\n');
-      return;
-    }
-    for (const tool of all) process.stdout.write(`${tool.name.padEnd(40)} ${tool.title}\n`);
-  });
+addChoiceOptions(
+  program
+    .command('tools')
+    .description('list the tools of one server or of all, as a client with the same choices would see them')
+    .argument('[server]', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+    .option('--json', 'print the full definitions exactly as tools/list shows them')
+    .option('--sizes', 'print each toolset and profile with its tool count and tools/list size in bytes and tokens'),
+  '--toolsets [list]',
+).action(async (serverId: string | undefined, flags: ChoiceInput & { json?: boolean; sizes?: boolean; toolsets?: string | boolean }) => {
+  const entries = serverId ? [requireServer(serverId)] : SERVERS;
+  // `--toolsets` alone asks for the size table; with a list it selects toolsets.
+  const sizes = flags.sizes || flags.toolsets === true;
+  const view = choicesFrom({ ...flags, toolsets: typeof flags.toolsets === 'string' ? flags.toolsets : undefined });
+  const servers = entries.map((entry) => entry.create({}, { logger }));
+  if (sizes) {
+    process.stdout.write(await sizeTable(servers, view));
+    return;
+  }
+  const all = servers.flatMap((server) => checkedView(server, view).listing);
+  if (flags.json) {
+    process.stdout.write(JSON.stringify(all, null, 2) + '\n');
+    return;
+  }
+  for (const tool of all) process.stdout.write(`${tool.name.padEnd(44)} ${tool.title ?? ''}\n`);
+});
+
+/** Toolsets and profiles with what each costs in the agent's context. */
+async function sizeTable(servers: AnyToolServer[], options: ViewOptions): Promise<string> {
+  const { contextSize } = await import('./core/context-size.js');
+  const { profilesOf, toolsetsOf } = await import('./core/selection.js');
+  const lines = [`${'server'.padEnd(12)} ${'toolset or profile'.padEnd(26)} ${'tools'.padStart(5)} ${'bytes'.padStart(8)} ${'tokens'.padStart(7)}`];
+  const row = async (server: AnyToolServer, label: string, selection: ViewOptions) => {
+    const size = await contextSize(checkedView(server, selection).listing);
+    lines.push(`${server.id.padEnd(12)} ${label.padEnd(26)} ${String(size.tools).padStart(5)} ${String(size.listBytes).padStart(8)} ${String(size.listTokens).padStart(7)}`);
+  };
+  for (const server of servers) {
+    const base = options.selections ?? [];
+    const style = options.nameStyle ? { nameStyle: options.nameStyle } : {};
+    for (const toolset of toolsetsOf(checkedView(server, options).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
+    for (const profile of Object.keys(profilesOf(server))) await row(server, `profile ${profile}`, { ...style, selections: [...base, { profile }] });
+  }
+  return lines.join('\n') + '\n';
+}
 
 addServerFlags(
   program
@@ -242,7 +325,7 @@ addServerFlags(
   allServerFlags(),
 ).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
   const entry = serverForTool(toolName);
-  if (!entry) fail(`Unknown tool "${toolName}". Run \`toolservers tools\` to list them.`);
+  if (!entry) fail(`Unknown tool "${toolName}". Tool names start with ${SERVERS.map((s) => `${s.name}.`).join(' or ')}; run \`toolservers tools\` to list them.`);
   let args: unknown;
   try {
     args = JSON.parse(json);
@@ -251,8 +334,9 @@ addServerFlags(
   }
   const sandbox = await maybeSandbox(flags.sandbox);
   const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
-  const tool = findTool(server, toolName);
-  if (!tool) fail(`Unknown tool "${toolName}". Run \`toolservers tools ${entry.id}\` to list them.`);
+  const view = checkedView(server, {});
+  const tool = view.find(toolName);
+  if (!tool) fail(view.unknownToolMessage(toolName));
   const result = await executeTool(server, tool, args, new AbortController().signal);
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
   process.stdout.write(JSON.stringify(result.structuredContent ?? JSON.parse(text || '{}'), null, 2) + '\n');

@@ -155,8 +155,8 @@ export function findServer(id: string): ServerEntry | undefined {
   return SERVERS.find((server) => server.id === id.toLowerCase());
 }
 
-/** The server whose tools carry this name prefix (`IncidentOps.WhoAmI` -> incidentops). */
+/** The server whose tools carry this name prefix (`IncidentOps.WhoAmI` or `IncidentOps_WhoAmI` -> incidentops). */
 export function serverForTool(toolName: string): ServerEntry | undefined {
-  const prefix = toolName.split('.')[0]?.toLowerCase();
+  const prefix = toolName.split(/[._]/)[0]?.toLowerCase();
   return SERVERS.find((server) => server.name.toLowerCase() === prefix);
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { silentLogger } from '../src/core/logger.js';
-import { buildMcpServer, type ToolServer } from '../src/core/registry.js';
+import { buildMcpServer, viewFor, type ToolServer } from '../src/core/registry.js';
 import { defineTool, READ_ONLY_HINTS } from '../src/core/tool.js';
 
 const echo = defineTool({
@@ -22,7 +22,7 @@ const server: ToolServer<undefined> = { id: 'test', name: 'Test', version: '1', 
 
 async function connect(): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer(server).connect(serverSide);
+  await buildMcpServer(viewFor(server)).connect(serverSide);
   const client = new Client({ name: 'registry-test', version: '1' });
   await client.connect(clientSide);
   return client;
@@ -37,7 +37,8 @@ describe('registry over MCP', () => {
     assert.deepEqual(tool.inputSchema.required, ['n']);
     assert.equal((tool.inputSchema.properties as Record<string, { maximum?: number }>).n?.maximum, 5);
     assert.equal((tool.outputSchema?.properties as Record<string, { type?: string }>).n?.type, 'number');
-    assert.deepEqual(tool.annotations, { title: 'Echo', ...READ_ONLY_HINTS });
+    assert.deepEqual(tool.annotations, READ_ONLY_HINTS, 'the four hints, explicit; the title only once, at the top level');
+    assert.equal(tool.title, 'Echo');
     await client.close();
   });
 

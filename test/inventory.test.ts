@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listTools, type ListedTool } from '../src/core/registry.js';
+import type { Tool } from '@modelcontextprotocol/server';
+import { listTools } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
 import { SERVERS } from '../src/servers.js';
 import { loadSeed, skipUnlessSeed } from './support/reference.js';
@@ -13,15 +14,15 @@ import { parseCanvasApiSeed, parseIncidentOpsSeed, type SeedTool } from './suppo
 const INCIDENTOPS_SEED = '000_8725cf638a095541.txt';
 const CANVASAPI_SEED = '001_deac08a58eb0cb16.txt';
 
-function toolsOf(serverId: string): ListedTool[] {
+function toolsOf(serverId: string): Required<Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>>[] {
   const entry = SERVERS.find((s) => s.id === serverId);
   assert.ok(entry, `server ${serverId} is registered`);
-  return listTools(entry.create({}, { logger: silentLogger }));
+  return listTools(entry.create({}, { logger: silentLogger })) as Required<Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>>[];
 }
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
-function assertMatchesSeed(listed: ListedTool[], seedTools: SeedTool[]): void {
+function assertMatchesSeed(listed: Required<Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>>[], seedTools: SeedTool[]): void {
   assert.deepEqual(listed.map((t) => t.name).sort(), seedTools.map((t) => t.name).sort(), 'tool names are exactly the seed tool names');
   for (const seedTool of seedTools) {
     const tool = listed.find((t) => t.name === seedTool.name);
@@ -40,7 +41,7 @@ function assertMatchesSeed(listed: ListedTool[], seedTools: SeedTool[]): void {
 }
 
 /** No $ref/$defs anywhere, no top-level combinators, every parameter described. */
-function assertFlatAndDescribed(tool: ListedTool): void {
+function assertFlatAndDescribed(tool: Required<Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>>): void {
   const schema = tool.inputSchema as Schema;
   assert.equal(schema.type, 'object', `${tool.name}: object schema`);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'not']) assert.equal(schema[key], undefined, `${tool.name}: no top-level ${key}`);
@@ -56,7 +57,7 @@ function assertFlatAndDescribed(tool: ListedTool): void {
   assert.ok(tool.title.length > 0, `${tool.name} has a title`);
 }
 
-function assertExplicitHints(tool: ListedTool): void {
+function assertExplicitHints(tool: Required<Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'annotations'>>): void {
   for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
     assert.equal(typeof tool.annotations[hint], 'boolean', `${tool.name}: ${hint} is explicit`);
   }

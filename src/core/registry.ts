@@ -1,8 +1,13 @@
-import { McpServer, type CallToolResult, type McpServerFactory } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import type { Logger } from './logger.js';
 import { toToolError, ToolError } from './errors.js';
-import { advertisedSchema, parseArguments, toInputJsonSchema, toOutputJsonSchema, validatedOutputSchema, type JsonSchema } from './schema.js';
-import type { AnyToolDefinition } from './tool.js';
+import { fitResult } from './result-budget.js';
+import { metaTools } from './meta.js';
+import { styledName, type NameStyle } from './names.js';
+import { outputSchemaSaysSomething, parseArguments, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
+import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
+import { closest } from './suggest.js';
+import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
 
 /** A tool server: a named set of tools plus the services its handlers share. */
 export interface ToolServer<Deps = unknown> {
@@ -14,6 +19,8 @@ export interface ToolServer<Deps = unknown> {
   /** Guidance for the agent, sent at connection time. */
   instructions: string;
   tools: readonly AnyToolDefinition<Deps>[];
+  /** Named tool sets besides the core ones (all, readonly, meta). */
+  profiles?: Readonly<Record<string, ToolProfile>>;
   deps: Deps;
   logger: Logger;
 }
@@ -22,33 +29,110 @@ export interface ToolServer<Deps = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyToolServer = ToolServer<any>;
 
-export interface ListedTool {
-  name: string;
-  title: string;
-  description: string;
-  toolset: string;
-  inputSchema: JsonSchema;
-  annotations: { title: string } & AnyToolDefinition['hints'];
-}
-
-/** Tool metadata exactly as advertised over MCP (also used by `toolservers tools`). */
-export function listTools(server: Pick<ToolServer, 'tools'>): ListedTool[] {
-  return server.tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    toolset: tool.toolset,
-    inputSchema: toInputJsonSchemaCached(tool),
-    annotations: { title: tool.title, ...tool.hints },
-  }));
-}
-
-export function findTool<Deps>(server: ToolServer<Deps>, name: string): AnyToolDefinition<Deps> | undefined {
-  return server.tools.find((tool) => tool.name === name);
+/** How a server is presented: which tools, under which names. */
+export interface ViewOptions {
+  nameStyle?: NameStyle;
+  /** Applied in order, each narrowing the previous (operator's choice, then a request's). */
+  selections?: readonly ToolSelection[];
 }
 
 /**
- * Runs one tool call end to end: validate, execute, shape the result. Never throws:
+ * A server as one client sees it: the selected tools (or the meta tools over them), named in one
+ * style, with tools/list computed once. Built once per distinct choice and cached.
+ */
+export class ToolView {
+  readonly nameStyle: NameStyle;
+  readonly selected: Selected;
+  /** What tools/list shows: the selected tools, or the meta tools in meta mode. */
+  readonly exposed: readonly AnyToolDefinition[];
+  readonly listing: Tool[];
+  readonly instructions: string;
+  private readonly byName = new Map<string, AnyToolDefinition>();
+
+  constructor(
+    readonly server: AnyToolServer,
+    options: ViewOptions = {},
+  ) {
+    this.nameStyle = options.nameStyle ?? 'contract';
+    this.selected = selectTools(server, ...(options.selections ?? []));
+    this.exposed = this.selected.meta ? metaTools(this) : this.selected.tools;
+    // Selected tools stay callable by name in meta mode too: the meta tools reach them anyway.
+    for (const tool of [...this.exposed, ...this.selected.tools]) {
+      this.byName.set(tool.name, tool);
+      this.byName.set(styledName(tool.name, 'underscore'), tool);
+    }
+    this.listing = this.exposed.map((tool) => listedTool(tool, this.nameStyle, server.name));
+    this.instructions = restyle(server.instructions, this.nameStyle, server.name) + (this.selected.meta ? ` ${metaInstructions(this)}` : '');
+  }
+
+  /** The tool a call names, by either spelling; undefined when it is unknown or filtered out. */
+  find(name: string): AnyToolDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Why a name cannot be called, with the nearest callable name. */
+  unknownToolMessage(name: string): string {
+    const filteredOut = this.server.tools.find((tool: AnyToolDefinition) => tool.name === name || styledName(tool.name, 'underscore') === name);
+    if (filteredOut) {
+      return `Tool ${name} is not available on this connection: the server's tool selection leaves it out${this.selected.readOnly ? ' (read-only)' : ''}.`;
+    }
+    const names = this.listing.map((tool) => tool.name);
+    const suggestion = closest(name, [...names, ...this.selected.tools.map((tool) => styledName(tool.name, this.nameStyle))]);
+    return `Unknown tool ${name}.${suggestion ? ` Did you mean ${suggestion}?` : ''} Call tools/list to see the ${names.length} tools.`;
+  }
+}
+
+/** One tool's definition exactly as tools/list shows it. */
+export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName: string): Tool {
+  const listed: Tool = {
+    name: styledName(tool.name, style),
+    title: tool.title,
+    description: restyle(tool.description, style, serverName),
+    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
+  };
+  const output = outputJsonSchema(tool);
+  if (output) listed.outputSchema = output as Tool['outputSchema'];
+  listed.annotations = { ...tool.hints };
+  return listed;
+}
+
+/** Tool names inside texts follow the view's style, so an agent never sees a name it cannot call. */
+function restyle(text: string, style: NameStyle, serverName: string): string {
+  if (style === 'contract') return text;
+  return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), `${serverName}_`);
+}
+
+function metaInstructions(view: ToolView): string {
+  const [find, describe, call] = view.listing.map((tool) => tool.name);
+  return `This connection lists only meta tools: find tools with ${find}, read one's parameters with ${describe}, then run it with ${call}${view.listing.length > 3 ? ` (or ${view.listing[3]?.name})` : ''}.`;
+}
+
+/** Tool metadata exactly as advertised over MCP (also used by `toolservers tools`). */
+export function listTools(server: AnyToolServer, options: ViewOptions = {}): Tool[] {
+  return viewFor(server, options).listing;
+}
+
+export function findTool<Deps>(server: ToolServer<Deps>, name: string): AnyToolDefinition<Deps> | undefined {
+  return server.tools.find((tool) => tool.name === name || styledName(tool.name, 'underscore') === name);
+}
+
+/**
+ * Parses, runs and checks one call; throws ToolError. Meta tools use this to run the tool they call,
+ * so both paths share the same validation.
+ */
+export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unknown, context: ToolContext<Deps>): Promise<Record<string, unknown>> {
+  const args = parseArguments(tool.input, rawArgs);
+  const data = await tool.handler(args, context);
+  const checked = tool.output.safeParse(data);
+  if (!checked.success) {
+    const where = checked.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
+    throw new Error(`Output validation error: the result of ${tool.name} does not match its output schema (${where})`);
+  }
+  return data as Record<string, unknown>;
+}
+
+/**
+ * Runs one tool call end to end: validate, execute, fit the result to the budget. Never throws:
  * every failure becomes an `isError` result carrying the ToolError JSON.
  */
 export async function executeTool<Deps>(
@@ -56,13 +140,13 @@ export async function executeTool<Deps>(
   tool: AnyToolDefinition<Deps>,
   rawArgs: unknown,
   signal: AbortSignal,
+  progress: ToolContext<Deps>['progress'] = NO_PROGRESS,
 ): Promise<CallToolResult> {
   const started = Date.now();
   try {
-    const args = parseArguments(tool.input, rawArgs);
-    const data = (await tool.handler(args, { signal, logger: server.logger, deps: server.deps })) as Record<string, unknown>;
+    const data = await runTool(tool, rawArgs, { signal, logger: server.logger, deps: server.deps, progress });
     server.logger.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call succeeded');
-    return successResult(data);
+    return successResult(data, tool.truncationHint);
   } catch (error) {
     const toolError = toToolError(error);
     const level = toolError.details.kind === 'internal' ? 'error' : 'info';
@@ -71,58 +155,84 @@ export async function executeTool<Deps>(
   }
 }
 
-export function successResult(data: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+export function successResult(data: Record<string, unknown>, howToGetMore?: string): CallToolResult {
+  const fitted = fitResult(data, howToGetMore);
+  return { content: [{ type: 'text', text: fitted.text }], structuredContent: fitted.data };
 }
 
 export function errorResult(error: ToolError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: error.toJSON() }) }] };
 }
 
-/** A fresh McpServer with every tool registered; the SDK calls this once per connection or request. */
-export function buildMcpServer<Deps>(server: ToolServer<Deps>): McpServer {
-  const mcp = new McpServer(
-    { name: `toolservers-${server.id}`, title: server.name, version: server.version },
-    { capabilities: { tools: {} }, instructions: server.instructions },
-  );
-  for (const tool of server.tools) {
-    mcp.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: advertisedSchema(toInputJsonSchemaCached(tool)),
-        outputSchema: outputSchemaCached(tool),
-        annotations: { title: tool.title, ...tool.hints },
-      },
-      (args: Record<string, unknown>, ctx) => executeTool(server, tool, args, ctx.mcpReq.signal),
-    );
-  }
+/** A fresh protocol server for one connection or request, answering from the view's precomputed listing. */
+export function buildMcpServer(view: ToolView): Server {
+  const { server } = view;
+  // No listChanged: the tool list of a connection never changes.
+  const mcp = new Server({ name: `toolservers-${server.id}`, title: server.name, version: server.version }, { capabilities: { tools: {} }, instructions: view.instructions });
+  mcp.setRequestHandler('tools/list', () => ({ tools: view.listing }));
+  mcp.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = view.find(request.params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(request.params.name));
+    const result = await executeTool(server, tool, request.params.arguments ?? {}, ctx.mcpReq.signal, progressReporter(ctx));
+    return mcp.projectCallToolResult(result, outputJsonSchema(tool));
+  });
   return mcp;
 }
 
-export function mcpServerFactory<Deps>(server: ToolServer<Deps>): McpServerFactory {
-  return () => buildMcpServer(server);
+export function mcpServerFactory(view: ToolView): McpServerFactory {
+  return () => buildMcpServer(view);
 }
 
-// Stateless HTTP builds a server per request: convert each tool's schemas once per process.
+/** Sends notifications/progress when the request carried a progress token; values only increase. */
+function progressReporter(ctx: ServerContext): ToolContext<unknown>['progress'] {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return NO_PROGRESS;
+  let last = -Infinity;
+  return (progress, total, message) => {
+    if (!(progress > last)) return;
+    last = progress;
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } })
+      .catch(() => undefined);
+  };
+}
+
+// Views and converted schemas are computed once per process: stateless HTTP builds a server per request.
+const MAX_VIEWS_PER_SERVER = 64;
+const views = new WeakMap<object, Map<string, ToolView>>();
 const inputSchemaCache = new WeakMap<object, JsonSchema>();
-const outputSchemaCache = new WeakMap<object, ReturnType<typeof validatedOutputSchema>>();
+const outputSchemaCache = new WeakMap<object, JsonSchema | null>();
 
-function outputSchemaCached(tool: AnyToolDefinition): ReturnType<typeof validatedOutputSchema> {
-  let schema = outputSchemaCache.get(tool);
-  if (!schema) {
-    schema = validatedOutputSchema(tool.output, toOutputJsonSchema(tool.output));
-    outputSchemaCache.set(tool, schema);
+/** The cached view of a server for one choice of names and tools (throws SelectionError on unknown names). */
+export function viewFor(server: AnyToolServer, options: ViewOptions = {}): ToolView {
+  let cache = views.get(server);
+  if (!cache) views.set(server, (cache = new Map()));
+  const key = JSON.stringify([options.nameStyle ?? 'contract', options.selections ?? []]);
+  let view = cache.get(key);
+  if (!view) {
+    view = new ToolView(server, options);
+    if (cache.size >= MAX_VIEWS_PER_SERVER) cache.delete(cache.keys().next().value as string);
+    cache.set(key, view);
   }
-  return schema;
+  return view;
 }
 
-function toInputJsonSchemaCached(tool: AnyToolDefinition): JsonSchema {
+export function inputJsonSchema(tool: AnyToolDefinition): JsonSchema {
   let json = inputSchemaCache.get(tool);
   if (!json) {
-    json = toInputJsonSchema(tool.input);
+    json = tool.inputJsonSchema ?? toInputJsonSchema(tool.input);
     inputSchemaCache.set(tool, json);
   }
   return json;
+}
+
+/** The advertised output schema, or undefined when it would say nothing. */
+export function outputJsonSchema(tool: AnyToolDefinition): JsonSchema | undefined {
+  let json = outputSchemaCache.get(tool);
+  if (json === undefined) {
+    const converted = toOutputJsonSchema(tool.output);
+    json = outputSchemaSaysSomething(converted) ? converted : null;
+    outputSchemaCache.set(tool, json);
+  }
+  return json ?? undefined;
 }

@@ -1,7 +1,6 @@
-import Fuse from 'fuse.js';
 import { z } from 'zod';
-import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { ToolError, type InputIssue } from './errors.js';
+import { closest } from './suggest.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -12,49 +11,43 @@ export type JsonSchema = Record<string, unknown>;
 export function toInputJsonSchema(input: z.ZodObject): JsonSchema {
   const json = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   delete json.$schema;
-  return json;
+  return dropMeaninglessBounds(json);
+}
+
+/**
+ * Removes what costs context and says nothing: bounds of +-(2^53-1) (zod's "any safe integer") and
+ * `minLength: 1` on strings (every string parameter must be non-empty; the error says so). Validation
+ * still uses the zod schema, so nothing is loosened.
+ */
+export function dropMeaninglessBounds(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === 'maximum' || key === 'minimum') && typeof value === 'number' && Math.abs(value) === Number.MAX_SAFE_INTEGER) continue;
+    if (key === 'minLength' && value === 1 && schema.type === 'string') continue;
+    if (key === 'properties' && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, child]) => [name, dropMeaninglessBounds(child)]));
+    } else if ((key === 'items' || key === 'additionalProperties') && value && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = dropMeaninglessBounds(value as JsonSchema);
+    } else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
+      out[key] = value.map((child) => (child && typeof child === 'object' ? dropMeaninglessBounds(child as JsonSchema) : child));
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 /** JSON Schema of a tool's structured output. */
 export function toOutputJsonSchema(output: z.ZodType): JsonSchema {
   const json = z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   delete json.$schema;
-  return json;
+  // Results may grow fields (a budget note, platform additions): say only what is there.
+  return JSON.parse(JSON.stringify(dropMeaninglessBounds(json)), (key, value: unknown) => (key === 'additionalProperties' && value === false ? undefined : value)) as JsonSchema;
 }
 
-/**
- * Wraps a precomputed JSON Schema for the SDK. Validation is a pass-through on purpose:
- * the registry validates with zod itself so that every input error has our shape and wording.
- */
-export function advertisedSchema(json: JsonSchema): StandardSchemaWithJSON<Record<string, unknown>> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'toolservers',
-      validate: (value: unknown) => ({ value: (value ?? {}) as Record<string, unknown> }),
-      jsonSchema: { input: () => json, output: () => json },
-    },
-  };
-}
-
-/**
- * The output schema for the SDK: real zod validation of `structuredContent`, with the JSON Schema
- * computed once (a stateless HTTP server builds a server per request and would convert it each time).
- */
-export function validatedOutputSchema(output: z.ZodType, json: JsonSchema): StandardSchemaWithJSON<Record<string, unknown>> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'toolservers',
-      validate: (value: unknown) => {
-        const result = output.safeParse(value);
-        return result.success
-          ? { value: result.data as Record<string, unknown> }
-          : { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path })) };
-      },
-      jsonSchema: { input: () => json, output: () => json },
-    },
-  };
+/** Whether an output schema says anything (an object with no declared properties does not). */
+export function outputSchemaSaysSomething(json: JsonSchema): boolean {
+  return json.type !== 'object' || Object.keys((json.properties as object | undefined) ?? {}).length > 0;
 }
 
 /** Parses tool arguments, turning every zod issue into a parameter-named, actionable message. */
@@ -142,6 +135,5 @@ function preview(value: unknown): string {
 /** The allowed parameter name nearest to a mistyped one, if any is reasonably close. */
 function closestName(name: string, allowed: readonly string[]): string | undefined {
   const prefix = allowed.find((candidate) => candidate.startsWith(name) || name.startsWith(candidate));
-  if (prefix) return prefix;
-  return new Fuse(allowed, { threshold: 0.4, ignoreLocation: true }).search(name)[0]?.item;
+  return prefix ?? closest(name, allowed);
 }

@@ -5,19 +5,26 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Logger } from './logger.js';
-import { mcpServerFactory, type AnyToolServer } from './registry.js';
+import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
+import { requestViewOptions } from './request-choices.js';
+import { SelectionError } from './names.js';
 
 /** Serves one tool server over stdio; both protocol eras (2025 `initialize` and 2026-07-28). */
-export function serveOverStdio(server: AnyToolServer): StdioServerHandle {
-  return serveStdio(mcpServerFactory(server), {
+export function serveOverStdio(server: AnyToolServer, options: ViewOptions = {}): StdioServerHandle {
+  return serveStdio(mcpServerFactory(viewFor(server, options)), {
     onerror: (error) => server.logger.warn({ err: error.message }, 'stdio transport error'),
   });
 }
 
 export interface HttpMount {
-  /** URL path of the MCP endpoint, e.g. `/mcp` or `/incidentops/mcp`. */
+  /**
+   * URL path of the MCP endpoint, e.g. `/mcp` or `/incidentops/mcp`. Segments inserted before the
+   * final `/mcp` choose a profile or name style per URL (`/canvasapi/readonly/mcp`).
+   */
   path: string;
   server: AnyToolServer;
+  /** The operator's choice of names and tools; a request can only narrow the tools further. */
+  view?: ViewOptions;
 }
 
 export interface HttpServeOptions {
@@ -62,14 +69,21 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const validateHost = hostHeaderValidation(hosts);
   const validateOrigin = originValidation(origins);
 
-  const routes = new Map(
-    options.mounts.map((mount) => {
-      const handler = createMcpHandler(mcpServerFactory(mount.server), {
-        onerror: (error) => logger.debug({ path: mount.path, err: error.message }, 'MCP request rejected'),
-      });
-      return [mount.path, toNodeHandler(handler)] as const;
-    }),
-  );
+  // Fail at start, not at the first request, when the operator's own choice names unknown tools.
+  for (const mount of options.mounts) viewFor(mount.server, mount.view);
+  const handlers = new WeakMap<ToolView, ReturnType<typeof toNodeHandler>>();
+  const handlerFor = (view: ToolView, path: string) => {
+    let handler = handlers.get(view);
+    if (!handler) {
+      handler = toNodeHandler(
+        createMcpHandler(mcpServerFactory(view), {
+          onerror: (error) => logger.debug({ path, err: error.message }, 'MCP request rejected'),
+        }),
+      );
+      handlers.set(view, handler);
+    }
+    return handler;
+  };
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -81,9 +95,9 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       sendJson(res, 200, { status: 'ok' });
       return;
     }
-    const route = routes.get(path);
-    if (!route) {
-      sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${[...routes.keys()].join(', ')}` });
+    const match = matchMount(options.mounts, path);
+    if (!match) {
+      sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${options.mounts.map((mount) => mount.path).join(', ')} (a profile may be inserted before /mcp, e.g. /readonly/mcp)` });
       return;
     }
     const authProblem = checkServerKey(req.headers.authorization, keyDigest);
@@ -98,7 +112,15 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     }
     // The client's key is for this server only: it must never reach a platform.
     delete req.headers.authorization;
-    route(req, res).catch((error: unknown) => {
+    let view: ToolView;
+    try {
+      view = viewFor(match.mount.server, requestViewOptions(match.mount.view ?? {}, match.segments, req.url ?? '', req.headers));
+    } catch (error) {
+      if (!(error instanceof SelectionError)) throw error;
+      sendJson(res, 400, { error: error.message });
+      return;
+    }
+    handlerFor(view, path)(req, res).catch((error: unknown) => {
       logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
@@ -125,6 +147,19 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
         http.closeAllConnections();
       }),
   };
+}
+
+/** The mount an URL path belongs to, with the choice segments between its base and `/mcp`. */
+function matchMount(mounts: readonly HttpMount[], path: string): { mount: HttpMount; segments: string[] } | undefined {
+  for (const mount of mounts) {
+    if (path === mount.path) return { mount, segments: [] };
+    const base = mount.path.slice(0, -'/mcp'.length);
+    if (mount.path.endsWith('/mcp') && path.startsWith(`${base}/`) && path.endsWith('/mcp')) {
+      const segments = path.slice(base.length + 1, -'/mcp'.length).split('/');
+      if (segments.length <= 3 && segments.every((segment) => /^[a-z][a-z0-9-]{0,30}$/.test(segment))) return { mount, segments };
+    }
+  }
+  return undefined;
 }
 
 /** A fresh random server key for a start without one configured. */

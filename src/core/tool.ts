@@ -16,7 +16,16 @@ export interface ToolContext<Deps> {
   logger: Logger;
   /** Server-specific services (API client, caches), built once per server process. */
   deps: Deps;
+  /**
+   * Reports progress of a long call (a directory fetch, a multi-page walk). Sent to the client as
+   * notifications/progress when its request carried a progress token; otherwise does nothing.
+   * `progress` must increase from call to call; `total` is optional.
+   */
+  progress: (progress: number, total?: number, message?: string) => void;
 }
+
+/** A progress reporter that reports nowhere (direct calls, tests). */
+export const NO_PROGRESS: ToolContext<unknown>['progress'] = () => undefined;
 
 /**
  * One tool: everything the registry needs to list it and to call it.
@@ -32,6 +41,13 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   input: Input;
   output: Output;
   hints: ToolHints;
+  /**
+   * The JSON Schema to advertise when it must differ from the zod input's own (a parameter the
+   * contract types as a string that also accepts a number). Validation always uses `input`.
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /** What to tell the agent when the result is cut to fit the budget (how to get the rest). */
+  truncationHint?: string;
   /** Whether the tool needs platform credentials (false for purely local modes). Defaults to true. */
   needsCredentials?: (args: z.output<Input>) => boolean;
   handler: (args: z.output<Input>, context: ToolContext<Deps>) => Promise<z.output<Output>>;

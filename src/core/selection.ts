@@ -1,0 +1,133 @@
+/**
+ * Which tools a server exposes: profiles, toolsets, single tools, exclusions and read-only mode.
+ * Filtering happens once per choice; the registry lists and calls only what the selection keeps.
+ */
+import { SelectionError, styledName } from './names.js';
+import { closest } from './suggest.js';
+import type { AnyToolDefinition } from './tool.js';
+
+/** A named set of tools a server offers (`--profile everyday`). */
+export interface ToolProfile {
+  description: string;
+  /** Only tools of these toolsets (default: every toolset). */
+  toolsets?: readonly string[];
+  /** Only these tools, by contract name (default: every tool of the toolsets). */
+  tools?: readonly string[];
+  /** Never these tools, by contract name. */
+  excludeTools?: readonly string[];
+  excludeToolsets?: readonly string[];
+  readOnly?: boolean;
+  /** List a handful of meta tools (find, describe, call) instead of the tools themselves. */
+  meta?: boolean;
+}
+
+/** What an operator or a request asks for. Every part narrows; toolsets and tools together name what to include. */
+export interface ToolSelection {
+  profile?: string;
+  toolsets?: readonly string[];
+  tools?: readonly string[];
+  excludeTools?: readonly string[];
+  readOnly?: boolean;
+}
+
+/** Profiles every server has, besides its own. */
+export const CORE_PROFILES: Readonly<Record<string, ToolProfile>> = {
+  all: { description: 'every tool (the default)' },
+  readonly: { description: 'only tools that change nothing', readOnly: true },
+  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true },
+};
+
+export interface SelectableServer {
+  name: string;
+  tools: readonly AnyToolDefinition[];
+  profiles?: Readonly<Record<string, ToolProfile>>;
+}
+
+export function profilesOf(server: Pick<SelectableServer, 'profiles'>): Record<string, ToolProfile> {
+  return { ...CORE_PROFILES, ...(server.profiles ?? {}) };
+}
+
+export function toolsetsOf(tools: readonly AnyToolDefinition[]): string[] {
+  return [...new Set(tools.map((tool) => tool.toolset))];
+}
+
+export interface Selected {
+  tools: AnyToolDefinition[];
+  meta: boolean;
+  readOnly: boolean;
+}
+
+/** Applies a selection to `base` (all tools, or what an earlier selection kept). Throws SelectionError on unknown names. */
+export function applySelection(server: SelectableServer, base: Selected, selection: ToolSelection): Selected {
+  let tools = base.tools;
+  let meta = base.meta;
+  let readOnly = base.readOnly;
+  const profiles = profilesOf(server);
+  if (selection.profile !== undefined && selection.profile !== '') {
+    const profile = profiles[selection.profile.toLowerCase()];
+    if (!profile) throw new SelectionError(unknown('profile', selection.profile, Object.keys(profiles)));
+    tools = narrow(server, tools, profile);
+    meta ||= Boolean(profile.meta);
+    readOnly ||= Boolean(profile.readOnly);
+  }
+  tools = narrow(server, tools, selection);
+  readOnly ||= Boolean(selection.readOnly);
+  if (readOnly) tools = tools.filter((tool) => tool.hints.readOnlyHint);
+  return { tools, meta, readOnly };
+}
+
+export function selectTools(server: SelectableServer, ...selections: ToolSelection[]): Selected {
+  return selections.reduce((selected, selection) => applySelection(server, selected, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+}
+
+function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {
+  const allToolsets = toolsetsOf(server.tools);
+  const toolsets = rule.toolsets?.length ? new Set(rule.toolsets.map((name) => checkToolset(name, allToolsets))) : undefined;
+  const named = rule.tools?.length ? new Set(rule.tools.map((name) => resolveToolName(server, name))) : undefined;
+  if (toolsets || named) tools = tools.filter((tool) => toolsets?.has(tool.toolset) || named?.has(tool.name));
+  if (rule.excludeToolsets?.length) {
+    const excluded = new Set(rule.excludeToolsets.map((name) => checkToolset(name, allToolsets)));
+    tools = tools.filter((tool) => !excluded.has(tool.toolset));
+  }
+  if (rule.excludeTools?.length) {
+    const excluded = new Set(rule.excludeTools.map((name) => resolveToolName(server, name)));
+    tools = tools.filter((tool) => !excluded.has(tool.name));
+  }
+  return tools;
+}
+
+function checkToolset(name: string, all: string[]): string {
+  const wanted = name.trim().toLowerCase();
+  if (all.includes(wanted)) return wanted;
+  throw new SelectionError(unknown('toolset', name, all));
+}
+
+/** A tool's contract name from any spelling: contract, underscore, or without the server prefix. */
+export function resolveToolName(server: SelectableServer, name: string): string {
+  const wanted = name.trim();
+  for (const tool of server.tools) {
+    if (tool.name === wanted || styledName(tool.name, 'underscore') === wanted || tool.name === `${server.name}.${wanted}`) return tool.name;
+  }
+  throw new SelectionError(unknown('tool', name, server.tools.map((tool) => tool.name)));
+}
+
+function unknown(what: string, name: string, allowed: readonly string[]): string {
+  const suggestion = closest(name, allowed);
+  const list = allowed.length > 20 ? `run \`toolservers tools\` to see them` : `one of ${allowed.join(', ')}`;
+  return `Unknown ${what} "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}: ${list}.`;
+}
+
+/** Splits a comma list from a flag, an environment variable, a header or a query parameter. */
+export function commaList(value: string | readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const parts = (typeof value === 'string' ? [value] : value).flatMap((part) => part.split(',')).map((part) => part.trim()).filter(Boolean);
+  return parts.length ? parts : undefined;
+}
+
+export function parseBoolean(value: string | undefined, source: string): boolean | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new SelectionError(`${source} must be true or false (got ${JSON.stringify(value)}).`);
+}
