@@ -173,7 +173,13 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   // Each client gets the URL variant it works with: see clientUrl.
   const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
   lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge; names without dots, which it requires):');
-  lines.push(JSON.stringify({ mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', `Authorization:${bearer}`] })) }, null, 2));
+  lines.push(
+    JSON.stringify(
+      { mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${TOOLSERVERS_AUTH}'], env: { TOOLSERVERS_AUTH: bearer } })) },
+      null,
+      2,
+    ),
+  );
   lines.push('', 'Claude Code (names without dots, so mcp__<server>__<tool> stays readable and under 64 characters):');
   for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
   lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
@@ -181,7 +187,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
   lines.push(JSON.stringify({ servers: entries('vscode', (url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
   lines.push('', `Codex (~/.codex/config.toml; names without dots, which the OpenAI API requires; export TOOLSERVERS_KEY="${key}"):`);
-  for (const { url, server } of endpoints) lines.push(`[mcp_servers.${server.id}]`, `url = "${clientUrl(url, 'codex')}"`, 'bearer_token_env_var = "TOOLSERVERS_KEY"', '');
+  for (const { url, server } of endpoints) lines.push(`[mcp_servers.${server.id}]`, `url = "${clientUrl(url, 'codex')}"`, 'bearer_token_env_var = "TOOLSERVERS_KEY"');
   return lines.join('\n') + '\n';
 }
 
@@ -207,8 +213,12 @@ for (const entry of SERVERS) {
     const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
     if (flags.transport === 'stdio') {
       const tools = checkedView(server, view).listing.length;
-      serveOverStdio(server, view);
+      const handle = serveOverStdio(server, view);
       logger.info({ server: entry.name, tools }, 'serving over stdio');
+      // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
+      const stop = () => void handle.close().finally(() => void (sandbox ? sandbox.close() : Promise.resolve()).finally(() => process.exit(0)));
+      process.stdin.once('end', stop);
+      process.stdin.once('close', stop);
     } else {
       await serveHttp([server], flags, true);
     }
