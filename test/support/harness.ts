@@ -2,6 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { silentLogger } from '../../src/core/logger.js';
 import { executeTool, findTool, type AnyToolServer } from '../../src/core/registry.js';
+import { RESULT_BUDGET_BYTES } from '../../src/core/result-budget.js';
 import { createCanvasApiServer } from '../../src/canvasapi/index.js';
 import { resolveCanvasApiSettings, type CanvasApiSettingsInput } from '../../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../../src/incidentops/index.js';
@@ -25,6 +26,8 @@ export async function callTool(server: AnyToolServer, name: string, args: unknow
 export function outcomeOf(raw: CallToolResult): ToolOutcome {
   const first = raw.content[0];
   const text = first && first.type === 'text' ? first.text : '{}';
+  // Every result any test sees stays within the context budget.
+  if (Buffer.byteLength(text) > RESULT_BUDGET_BYTES) throw new Error(`a tool result of ${Buffer.byteLength(text)} bytes exceeds the ${RESULT_BUDGET_BYTES}-byte budget`);
   if (raw.isError) {
     const parsed = JSON.parse(text) as { error: Record<string, unknown> };
     return { isError: true, data: parsed.error, raw };
