@@ -1,9 +1,16 @@
-import Fuse from 'fuse.js';
+import { distance } from 'fastest-levenshtein';
 
-/** The nearest of `candidates` to a mistyped name (case-insensitive first, then fuzzy), if any is reasonably close. */
+/**
+ * The nearest of `candidates` to a mistyped name, if any is reasonably close: case-insensitive
+ * equality first, then the smallest edit distance within half the name's length.
+ */
 export function closest(name: string, candidates: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  const exact = candidates.find((candidate) => candidate.toLowerCase() === lower);
-  if (exact) return exact;
-  return new Fuse(candidates, { threshold: 0.4, ignoreLocation: true }).search(name)[0]?.item;
+  const wanted = name.toLowerCase();
+  let best: { candidate: string; cost: number } | undefined;
+  for (const candidate of candidates) {
+    const cost = distance(wanted, candidate.toLowerCase());
+    if (!best || cost < best.cost) best = { candidate, cost };
+  }
+  if (!best) return undefined;
+  return best.cost <= Math.max(2, Math.floor(Math.max(wanted.length, best.candidate.length) / 2)) ? best.candidate : undefined;
 }
