@@ -5,7 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
-import { toOutputJsonSchema } from '../src/core/schema.js';
+import { contextSize } from '../src/core/context-size.js';
+import { profilesOf } from '../src/core/selection.js';
 import { createCanvasApiServer } from '../src/canvasapi/index.js';
 import { resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';
@@ -56,9 +57,10 @@ async function main(): Promise<void> {
   console.log('Context size of tools/list (what an agent pays up front):');
   for (const entry of SERVERS) {
     const server = entry.create({}, { logger: silentLogger });
-    const listed = listTools(server).map((tool, i) => ({ ...tool, outputSchema: toOutputJsonSchema(server.tools[i]!.output) }));
-    const bytes = Buffer.byteLength(JSON.stringify(listed));
-    console.log(`  ${entry.name.padEnd(12)} ${listed.length} tools, ${bytes} bytes with input and output schemas (~${Math.round(bytes / 4)} tokens)`);
+    for (const profile of Object.keys(profilesOf(server))) {
+      const size = await contextSize(listTools(server, { selections: [{ profile }] }));
+      console.log(`  ${entry.name.padEnd(12)} ${profile.padEnd(14)} ${String(size.tools).padStart(4)} tools, ${size.listBytes} bytes (${size.modelVisibleBytes} model-visible), ${size.listTokens} tokens`);
+    }
   }
 
   console.log('\nSearchUsers over the whole directory:');
