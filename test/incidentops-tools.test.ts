@@ -122,7 +122,9 @@ describe('request mapping and output shaping', () => {
       assert.ok(Array.isArray(incident.teams), 'teams always listed');
       assert.ok(Array.isArray(incident.assignees));
       const service = incident.service as Json;
-      assert.deepEqual(Object.keys(service).sort().filter((k) => !['id', 'name', 'html_url'].includes(k)), [], 'references reduced');
+      assert.deepEqual(Object.keys(service).sort(), ['id', 'name'], 'nested references reduced to id and name');
+      assert.match(String(incident.html_url), /^https:\/\//, 'the incident itself keeps its web link');
+      assert.equal(incident.incident_key, undefined, 'detail-only fields are left to GetIncident');
     }
     assertCompact(all.data);
 
@@ -299,7 +301,8 @@ describe('request mapping and output shaping', () => {
     const result = await run('IncidentOps.GetTeam', { team_id: teamId });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const paths = result.sent.map((r) => `${r.path}?${r.query.map(([k, v]) => `${k}=${v}`).join('&')}`).sort();
-    assert.equal(paths.length, 4);
+    assert.equal(paths.length, 4, 'one page of each list, with its total');
+    for (const p of paths.filter((p) => !p.startsWith(`/teams/${teamId}?`))) assert.ok(p.includes('limit=100') && p.includes('total=true'), p);
     assert.ok(paths.some((p) => p.startsWith(`/teams/${teamId}?`)));
     assert.ok(paths.some((p) => p.startsWith(`/teams/${teamId}/members?`) && p.includes('include[]=users')));
     assert.ok(paths.some((p) => p.startsWith('/services?') && p.includes(`team_ids[]=${teamId}`)));
@@ -310,7 +313,12 @@ describe('request mapping and output shaping', () => {
       assert.match(String(member.email), /@/);
       assert.equal(typeof member.team_role, 'string');
     }
-    for (const service of result.data.services as Json[]) assert.ok((service.teams as Json[]).some((t) => t.id === teamId));
+    assert.equal(result.data.member_count, members.length, 'a small team is listed whole and counted');
+    assert.equal(result.data.partial, undefined);
+    const services = result.data.services as Json[];
+    assert.ok(services.length > 0);
+    for (const service of services) assert.deepEqual(Object.keys(service).filter((k) => !['id', 'name', 'status', 'escalation_policy'].includes(k)), [], 'services summarised');
+    for (const policy of result.data.escalation_policies as Json[]) assert.deepEqual(Object.keys(policy).sort(), ['id', 'name']);
     const missing = await run('IncidentOps.GetTeam', { team_id: 'PNOTEAM' });
     assert.equal(missing.data.kind, 'not_found');
     assert.match(String(missing.data.message), /team "PNOTEAM"/i);

@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { UpstreamClient, type QueryValue } from '../core/upstream.js';
 import { formatAuthorization } from '../core/auth/credential-source.js';
 import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
+import type { ToolContext } from '../core/tool.js';
 import { INCIDENTOPS_ENV, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
 
 type Json = Record<string, unknown>;
@@ -10,6 +11,14 @@ export type Query = Record<string, QueryValue | undefined>;
 
 /** The largest page the platform serves; used when this server pages through everything. */
 export const API_PAGE_SIZE = 100;
+
+/** Told after each page of a multi-page walk: pages fetched so far and, when known, how many there are. */
+export type PageProgress = (pagesFetched: number, pagesTotal?: number) => void;
+
+/** Turns a tool's progress reporter into a PageProgress with a readable message. */
+export function reportPages(progress: ToolContext<unknown>['progress'], what: string): PageProgress {
+  return (fetched, total) => progress(fetched, total, `Fetched ${fetched}${total !== undefined ? ` of ${total}` : ''} pages of ${what}`);
+}
 
 export interface ListPage {
   items: Json[];
@@ -120,38 +129,50 @@ export class IncidentOpsApi {
   /**
    * Every item of a list, 100 per request. With `concurrency` > 1 the first page asks for the
    * total and the remaining pages are fetched in parallel, a few at a time. Stops at the
-   * platform's offset cap (10,000); `truncated` says so.
+   * platform's offset cap (10,000); `truncated` says so. `onProgress` hears of every page.
    */
   async listAll(
     path: string,
     key: string,
     query: Query,
     signal: AbortSignal,
-    options: { concurrency?: number; maxItems?: number; pathParams?: Record<string, string>; resourceLabel?: string } = {},
+    options: { concurrency?: number; maxItems?: number; pathParams?: Record<string, string>; resourceLabel?: string; onProgress?: PageProgress } = {},
   ): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
     const maxItems = Math.min(options.maxItems ?? 10_000, 10_000);
     const concurrency = Math.max(1, options.concurrency ?? 1);
+    const onProgress = options.onProgress ?? (() => undefined);
     const extra = { pathParams: options.pathParams, resourceLabel: options.resourceLabel };
     const first = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset: 0, total: concurrency > 1 ? true : undefined }, signal, extra.pathParams, extra.resourceLabel);
     const items = [...first.items];
-    if (!first.more) return { items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
+    if (!first.more) {
+      onProgress(1, 1);
+      return { items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
+    }
 
     if (concurrency > 1 && first.total !== undefined) {
       const offsets: number[] = [];
       for (let offset = API_PAGE_SIZE; offset < Math.min(first.total, maxItems); offset += API_PAGE_SIZE) offsets.push(offset);
-      const pages = await mapConcurrent(offsets, concurrency, (offset) =>
-        this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, signal, extra.pathParams, extra.resourceLabel),
-      );
+      const pagesTotal = offsets.length + 1;
+      let fetched = 1;
+      onProgress(fetched, pagesTotal);
+      const pages = await mapConcurrent(offsets, concurrency, async (offset) => {
+        const page = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, signal, extra.pathParams, extra.resourceLabel);
+        onProgress(++fetched, pagesTotal);
+        return page;
+      });
       for (const p of pages) items.push(...p.items);
       const truncated = first.total > maxItems;
       return { items: items.slice(0, maxItems), truncated, total: first.total };
     }
 
+    let fetched = 1;
+    onProgress(fetched);
     let offset = API_PAGE_SIZE;
     let more: boolean = first.more;
     while (more && offset + API_PAGE_SIZE <= maxItems) {
       const next = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, signal, extra.pathParams, extra.resourceLabel);
       items.push(...next.items);
+      onProgress(++fetched);
       more = next.more;
       offset += API_PAGE_SIZE;
     }

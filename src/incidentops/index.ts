@@ -1,6 +1,7 @@
 import type { Credentials } from '../core/auth/credentials.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/registry.js';
+import type { ToolProfile } from '../core/selection.js';
 import type { AnyToolDefinition } from '../core/tool.js';
 import { IncidentOpsApi } from './api.js';
 import type { IncidentOpsDeps } from './deps.js';
@@ -39,10 +40,25 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   getTeam,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
-export const INCIDENTOPS_INSTRUCTIONS =
-  'Read-only access to an incident-management account: incidents, the activity log, services, teams, users, schedules, escalation policies and who is on call. ' +
-  'Start with IncidentOps.WhoAmI to learn who the signed-in user is. List tools page with limit (1-50) and offset; use next_offset from a result to continue. ' +
-  'Times are ISO 8601. To find a person by name or e-mail use IncidentOps.SearchUsers, then filter other tools by the returned IDs.';
+/**
+ * Sent once at connection: the conventions every tool shares, so that tool and parameter
+ * descriptions need not repeat them.
+ */
+export const INCIDENTOPS_INSTRUCTIONS = [
+  'Read-only access to an incident-management account: incidents, the activity log, services, teams, users, schedules, escalation policies and who is on call.',
+  'Start with IncidentOps.WhoAmI to learn who the signed-in user is.',
+  'IDs (like PABC123) come from the list tools. To find a person by name or e-mail use IncidentOps.SearchUsers; when it returns close matches and accepts none, ask which one is meant.',
+  'List tools page with limit (1-50, default 10) and offset, and return {<records>, limit, offset, more, next_offset}: while more is true, call again with offset = next_offset. offset + limit may not exceed 10000; narrow the filters instead.',
+  '*_ids filters take up to 100 IDs and match any of them. since and until are ISO 8601 (2026-05-06, 2026-05-06T17:00Z, 2026-05-06T03:30:00-07:00); time_zone is an IANA name (Europe/Berlin) for the times returned.',
+  'Records are compact: nulls are dropped and nested references are {id, name}; the records a tool is about carry html_url, their web page. List tools show the main fields; the Get tools return {<record>} with every field; team members are in IncidentOps.GetTeam.',
+  'A result too large for the context is cut at a record boundary, and result_truncated says what was left out and how to get it.',
+].join(' ');
+
+/** Named tool sets for `--profile`. Both are all 14 tools: the server is small and has no enterprise administration. */
+export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
+  everyday: { description: 'all 14 IncidentOps tools: every one is a read an agent needs day to day' },
+  'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
+};
 
 export interface IncidentOpsServerOptions {
   settings: IncidentOpsSettings;
@@ -63,6 +79,7 @@ export function createIncidentOpsServer(options: IncidentOpsServerOptions): Tool
     version: options.version,
     instructions: INCIDENTOPS_INSTRUCTIONS,
     tools: incidentOpsTools,
+    profiles: INCIDENTOPS_PROFILES,
     deps: { api, now, directory: new UserDirectory(api, () => now().getTime()) },
     logger: options.logger,
   };

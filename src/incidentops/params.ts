@@ -4,14 +4,19 @@ import { z } from 'zod';
 /** The platform refuses `offset + limit` above this (classic pagination cap). */
 export const MAX_PAGE_WINDOW = 10_000;
 
-export const limitParam = z.number().int().min(1).max(50).default(10).describe('Page size: 1 to 50 items (default 10).');
+// Descriptions here are short on purpose: the paging, time and ID conventions are stated once,
+// in the server's instructions, not in every parameter of every tool.
 
+export const limitParam = z.number().int().min(1).max(50).default(10).describe('Page size.');
+
+/** Omitted means 0; that default is left out of the listing (the instructions say where paging starts). */
 export const offsetParam = z
   .number()
   .int()
   .min(0)
-  .default(0)
-  .describe('Items to skip, for the next page use `next_offset` from the previous result. offset + limit must not exceed 10000.');
+  .optional()
+  .transform((offset) => offset ?? 0)
+  .describe('Items to skip.');
 
 export const timeZoneParam = z
   .string()
@@ -19,7 +24,7 @@ export const timeZoneParam = z
     message: 'must be an IANA time zone name such as "America/New_York", "Europe/Berlin" or "Etc/UTC"',
   })
   .optional()
-  .describe('IANA time zone for rendered times, e.g. "Europe/Berlin". Defaults to the account time zone.');
+  .describe('For returned times.');
 
 export function isoTimeParam(description: string) {
   return z
@@ -31,16 +36,20 @@ export function isoTimeParam(description: string) {
     .describe(description);
 }
 
-export function idsParam(what: string) {
+/** At most this many IDs per filter (the instructions say so; the bound is checked, not advertised). */
+export const MAX_FILTER_IDS = 100;
+
+/** An optional `*_ids` filter; `description` says what it keeps (matching any of the IDs is stated once, in the instructions). */
+export function idsParam(description: string) {
   return z
     .array(z.string().trim().min(1))
-    .max(100)
+    .refine((ids) => ids.length <= MAX_FILTER_IDS, { message: `must list at most ${MAX_FILTER_IDS} IDs` })
     .optional()
-    .describe(`Only ${what} with these IDs (any of them), e.g. ["PABC123"].`);
+    .describe(description);
 }
 
-export function idParam(what: string) {
-  return z.string().trim().min(1).describe(`ID of the ${what}, e.g. "PABC123".`);
+export function idParam(description: string) {
+  return z.string().trim().min(1).describe(description);
 }
 
 /** Parses ISO 8601 (date, date-time, with or without offset); undefined when invalid. */

@@ -1,6 +1,7 @@
 /**
- * Compact records for the agent: nulls and API self-links dropped, references reduced to
- * id, a readable name and the web link. Field names stay the platform's own.
+ * Compact records for the agent: nulls and API self-links dropped, nested references reduced to
+ * id and a readable name. Only the records a tool is about (its top-level records) keep their
+ * web link, html_url. Field names stay the platform's own.
  */
 import { z } from 'zod';
 import { isRecord, pruneEmpty } from '../core/json.js';
@@ -21,10 +22,10 @@ function pick(source: Json, keys: readonly string[]): Json {
   return out;
 }
 
-/** A reference or embedded object reduced to id, name or summary, and html_url. */
+/** A nested reference or embedded object reduced to id and name (the platform's name, else its summary). */
 export function ref(value: unknown): Json | undefined {
   if (!isRecord(value)) return undefined;
-  return pruneEmpty({ id: value.id, name: value.name ?? value.summary, html_url: value.html_url });
+  return pruneEmpty({ id: value.id, name: value.name ?? value.summary });
 }
 
 /** Like ref, keeping the kind (user, schedule, ...) where a list mixes kinds. */
@@ -101,18 +102,31 @@ export function shapeOncall(oncall: Json): Json {
   });
 }
 
-export function shapeIncident(incident: Json): Shaped {
+/** Incident fields both the list and the detail view show. */
+function incidentBase(incident: Json): Json {
   const assignments = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord) : [];
   const acknowledgements = Array.isArray(incident.acknowledgements) ? incident.acknowledgements.filter(isRecord) : [];
-  const priority = isRecord(incident.priority) ? pruneEmpty({ id: incident.priority.id, name: incident.priority.name ?? incident.priority.summary }) : undefined;
-  return shaped({
-    ...pick(incident, ['id', 'incident_number', 'title', 'status', 'urgency', 'created_at', 'updated_at', 'last_status_change_at', 'resolved_at', 'incident_key', 'resolve_reason']),
-    priority,
+  return {
+    ...pick(incident, ['id', 'incident_number', 'title', 'status', 'urgency', 'created_at', 'last_status_change_at', 'resolved_at']),
+    priority: ref(incident.priority),
     service: ref(incident.service),
-    escalation_policy: ref(incident.escalation_policy),
     teams: refs(incident.teams) ?? [],
     assignees: assignments.map((a) => pruneEmpty({ ...ref(a.assignee), assigned_at: a.at })),
     acknowledgers: acknowledgements.length ? acknowledgements.map((a) => pruneEmpty({ ...ref(a.acknowledger), acknowledged_at: a.at })) : undefined,
+  };
+}
+
+/** An incident as ListIncidents shows it: what tells incidents apart; GetIncident has the rest. */
+export function shapeIncidentSummary(incident: Json): Shaped {
+  return shaped({ ...incidentBase(incident), html_url: incident.html_url });
+}
+
+/** An incident with every field an agent can use. */
+export function shapeIncident(incident: Json): Shaped {
+  return shaped({
+    ...incidentBase(incident),
+    ...pick(incident, ['updated_at', 'incident_key', 'resolve_reason']),
+    escalation_policy: ref(incident.escalation_policy),
     last_status_change_by: ref(incident.last_status_change_by),
     alert_counts: incident.alert_counts,
     html_url: incident.html_url,
@@ -131,8 +145,27 @@ export function shapeLogEntry(entry: Json): Shaped {
   });
 }
 
-/** Output schema pieces: key fields typed, everything else allowed (records stay readable). */
-export const refSchema = z.looseObject({ id: z.string(), name: z.string().optional(), html_url: z.string().optional() });
+/** A team member as GetTeam lists them: who, how to reach them, their role in the team. */
+export function shapeMember(member: Json): Shaped {
+  const user = isRecord(member.user) ? member.user : {};
+  return shaped({ ...pick(user, ['id', 'name', 'email']), team_role: member.role });
+}
+
+/** A service as GetTeam lists it: enough to pick one for IncidentOps.GetService. */
+export function shapeServiceSummary(service: Json): Shaped {
+  return shaped({ ...pick(service, ['id', 'name', 'status']), escalation_policy: ref(service.escalation_policy) });
+}
+
+/** An escalation policy as GetTeam lists it; IncidentOps.GetEscalationPolicy has its levels. */
+export function shapeEscalationPolicyRef(policy: Json): Shaped {
+  return ref(policy) as Shaped;
+}
+
+// ----- output schemas
+
+/** A nested reference: id and name only. */
+export const refSchema = z.strictObject({ id: z.string(), name: z.string().optional() });
+/** A record with its id; other fields are the platform's own. */
 export const recordSchema = z.looseObject({ id: z.string() });
 
 export const pageFields = {
@@ -142,7 +175,40 @@ export const pageFields = {
   next_offset: z.number().int().optional(),
 };
 
+/** An on-call shift: the user and policy as references, the level, the times. */
+export const oncallSchema = z.looseObject({ user: refSchema.optional(), escalation_policy: refSchema.optional(), schedule: refSchema.optional(), escalation_level: z.number().int().optional() });
+
+/** Any object or array, advertised as just that (`{"type":"object"}`, `{"type":"array"}`). */
+export const anyObject = z.custom<Record<string, unknown>>((value) => isRecord(value), { message: 'must be an object' }).meta({ type: 'object' });
+export const anyArray = z.custom<unknown[]>((value) => Array.isArray(value), { message: 'must be an array' }).meta({ type: 'array' });
+
+/**
+ * An output schema checked in full but advertised as `advertised` (often nothing at all): every
+ * result is still validated against `checked` before it leaves the server, while tools/list
+ * shows only what helps a client. The resource tools' shape ({record} or {records, limit,
+ * offset, more, next_offset}) is stated once in the server's instructions instead.
+ * Typed as `checked` so handlers stay type-checked against the full shape.
+ */
+export function checkedOutput<T extends z.ZodType>(checked: T, advertised: z.ZodType = anyObject): z.ZodType<z.output<T>> {
+  return z.pipe(checked as z.ZodType, advertised as z.ZodType) as unknown as z.ZodType<z.output<T>>;
+}
+
+/** The output of a list tool returning `key`: checked, not advertised. */
+export function listOutput<K extends string>(key: K) {
+  const shape = { [key]: z.array(recordSchema), ...pageFields } as Record<K, z.ZodArray<typeof recordSchema>> & typeof pageFields;
+  return checkedOutput(z.object(shape));
+}
+
+/** The output of a get tool returning one record under `key`: checked, not advertised. */
+export function recordOutput<K extends string>(key: K) {
+  return checkedOutput(z.object({ [key]: recordSchema } as Record<K, typeof recordSchema>));
+}
+
 /** The page envelope every list tool returns next to its items. */
 export function page(limit: number, offset: number, more: boolean, count: number) {
   return { limit, offset, more, ...(more ? { next_offset: offset + count } : {}) };
 }
+
+/** What the result budget tells the agent when a list tool's page is cut. */
+export const LIST_TRUNCATION_HINT =
+  'The page was cut to fit: to get the omitted records, call again with offset set to this offset plus `returned` (next_offset would skip them), or with a smaller limit.';

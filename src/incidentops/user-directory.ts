@@ -1,6 +1,6 @@
 import { ToolError } from '../core/errors.js';
 import { raceAbort } from '../core/upstream.js';
-import type { IncidentOpsApi } from './api.js';
+import type { IncidentOpsApi, PageProgress } from './api.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,11 +19,13 @@ export interface Directory {
 
 /**
  * All users of the account, fetched 100 per request (the remaining pages in parallel once
- * the total is known) and cached for a few minutes; concurrent callers share one fetch.
+ * the total is known) and cached for a few minutes; concurrent callers share one fetch, and
+ * each of them hears of its progress from the moment it joins.
  */
 export class UserDirectory {
   private cached?: Directory;
   private inflight?: Promise<Directory>;
+  private listeners = new Set<PageProgress>();
 
   constructor(
     private readonly api: IncidentOpsApi,
@@ -31,13 +33,18 @@ export class UserDirectory {
     private readonly ttlMs: number = DIRECTORY_TTL_MS,
   ) {}
 
-  async get(signal: AbortSignal): Promise<Directory> {
+  /** The cached directory, or a fresh fetch; `onProgress` hears of the pages fetched. */
+  async get(signal: AbortSignal, onProgress?: PageProgress): Promise<Directory> {
     if (this.cached && this.now() - this.cached.fetchedAt < this.ttlMs) return this.cached;
     if (!this.inflight) {
       // The shared fetch must not die with the first caller's cancellation.
       const controller = new AbortController();
+      const listeners = (this.listeners = new Set<PageProgress>());
+      const tell: PageProgress = (fetched, total) => {
+        for (const listener of listeners) listener(fetched, total);
+      };
       this.inflight = this.api
-        .listAll('/users', 'users', {}, controller.signal, { concurrency: DIRECTORY_CONCURRENCY })
+        .listAll('/users', 'users', {}, controller.signal, { concurrency: DIRECTORY_CONCURRENCY, onProgress: tell })
         .then(({ items, truncated, total }) => {
           const directory: Directory = { users: items, truncated, fetchedAt: this.now(), ...(total !== undefined ? { total } : {}) };
           this.cached = directory;
@@ -47,11 +54,15 @@ export class UserDirectory {
           this.inflight = undefined;
         });
     }
+    const listeners = this.listeners;
+    if (onProgress) listeners.add(onProgress);
     try {
       return await raceAbort(this.inflight, signal);
     } catch (error) {
       if (signal.aborted) throw new ToolError({ kind: 'cancelled', message: 'The call was cancelled while the user directory was being fetched.' });
       throw error;
+    } finally {
+      if (onProgress) listeners.delete(onProgress);
     }
   }
 

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
 import { checkPageWindow, limitParam, offsetParam } from '../params.js';
-import { page, pageFields, recordSchema, shapeEscalationPolicy } from '../shape.js';
+import { LIST_TRUNCATION_HINT, listOutput, page, shapeEscalationPolicy } from '../shape.js';
 
 export default incidentOpsTool({
   name: 'IncidentOps.ListEscalationPolicies',
   title: 'List escalation policies',
-  description: 'Escalation policies by name, each with its levels (delay and targets: users or schedules), repeat count, services and teams.',
+  description: 'Escalation policies with their levels and targets.',
   toolset: 'escalation_policies',
   input: z.strictObject({ limit: limitParam, offset: offsetParam }).superRefine(checkPageWindow),
-  output: z.object({ escalation_policies: z.array(recordSchema), ...pageFields }),
+  output: listOutput('escalation_policies'),
+  truncationHint: LIST_TRUNCATION_HINT,
   handler: async (args, { deps, signal }) => {
     const result = await deps.api.listPage('/escalation_policies', 'escalation_policies', { limit: args.limit, offset: args.offset }, signal);
     return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
 import { checkPageWindow, checkTimeWindow, idsParam, isoTimeParam, limitParam, offsetParam } from '../params.js';
-import { page, pageFields, recordSchema, shapeIncident } from '../shape.js';
+import { LIST_TRUNCATION_HINT, listOutput, page, shapeIncidentSummary } from '../shape.js';
 
 /** The platform refuses incident windows longer than six months. */
 export const MAX_INCIDENT_WINDOW_DAYS = 180;
@@ -9,17 +9,16 @@ export const MAX_INCIDENT_WINDOW_DAYS = 180;
 export default incidentOpsTool({
   name: 'IncidentOps.ListIncidents',
   title: 'List incidents',
-  description:
-    'Incidents filtered by status, urgency, services, teams and a time window (the platform defaults to the last 30 days; at most 180 days per call). Each incident has its number, title, status, urgency, priority, service, teams and assignees.',
+  description: `Incidents of the last 30 days or of since/until (max ${MAX_INCIDENT_WINDOW_DAYS} days).`,
   toolset: 'incidents',
   input: z
     .strictObject({
-      status: z.enum(['triggered', 'acknowledged', 'resolved']).optional().describe('Only incidents in this status.'),
-      urgency: z.enum(['high', 'low']).optional().describe('Only incidents of this urgency.'),
-      service_ids: idsParam('incidents of services'),
-      team_ids: idsParam('incidents of teams'),
-      since: isoTimeParam('Start of the time window (ISO 8601), e.g. "2026-05-01T00:00:00Z".'),
-      until: isoTimeParam('End of the time window (ISO 8601); must be after since.'),
+      status: z.enum(['triggered', 'acknowledged', 'resolved']).optional().describe('Only this status.'),
+      urgency: z.enum(['high', 'low']).optional().describe('Only this urgency.'),
+      service_ids: idsParam('Only these services.'),
+      team_ids: idsParam('Only these teams.'),
+      since: isoTimeParam('Window start.'),
+      until: isoTimeParam('Window end.'),
       limit: limitParam,
       offset: offsetParam,
     })
@@ -27,7 +26,8 @@ export default incidentOpsTool({
       checkPageWindow(args, ctx);
       checkTimeWindow(args, ctx, { maxSpanDays: MAX_INCIDENT_WINDOW_DAYS });
     }),
-  output: z.object({ incidents: z.array(recordSchema), ...pageFields }),
+  output: listOutput('incidents'),
+  truncationHint: LIST_TRUNCATION_HINT,
   handler: async (args, { deps, signal }) => {
     const result = await deps.api.listPage(
       '/incidents',
@@ -44,6 +44,6 @@ export default incidentOpsTool({
       },
       signal,
     );
-    return { incidents: result.items.map(shapeIncident), ...page(args.limit, args.offset, result.more, result.items.length) };
+    return { incidents: result.items.map(shapeIncidentSummary), ...page(args.limit, args.offset, result.more, result.items.length) };
   },
 });

@@ -1,21 +1,20 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
 import { checkPageWindow, checkTimeWindow, idsParam, isoTimeParam, limitParam, offsetParam, timeZoneParam } from '../params.js';
-import { page, pageFields, recordSchema, shapeLogEntry } from '../shape.js';
+import { LIST_TRUNCATION_HINT, listOutput, page, shapeLogEntry } from '../shape.js';
 
 export default incidentOpsTool({
   name: 'IncidentOps.ListLogEntries',
-  title: 'List log entries (activity feed)',
-  description:
-    "The account's activity feed: triggers, acknowledgements, escalations, notes and resolutions, with who did what to which incident. Compact overview by default (is_overview true keeps only the key events).",
+  title: 'List log entries',
+  description: 'Activity feed: who triggered, acknowledged, escalated or resolved what.',
   toolset: 'incidents',
   input: z
     .strictObject({
-      since: isoTimeParam('Start of the time window (ISO 8601).'),
-      until: isoTimeParam('End of the time window (ISO 8601); must be after since.'),
-      team_ids: idsParam('entries of teams'),
+      since: isoTimeParam('Window start.'),
+      until: isoTimeParam('Window end.'),
+      team_ids: idsParam('Only these teams.'),
       time_zone: timeZoneParam,
-      is_overview: z.boolean().default(true).describe('true (default): only the most important events; false: every event, including notifications.'),
+      is_overview: z.boolean().default(true).describe('Key events only; false: all.'),
       limit: limitParam,
       offset: offsetParam,
     })
@@ -23,7 +22,8 @@ export default incidentOpsTool({
       checkPageWindow(args, ctx);
       checkTimeWindow(args, ctx);
     }),
-  output: z.object({ log_entries: z.array(recordSchema), ...pageFields }),
+  output: listOutput('log_entries'),
+  truncationHint: LIST_TRUNCATION_HINT,
   handler: async (args, { deps, signal }) => {
     const result = await deps.api.listPage(
       '/log_entries',

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ToolError } from '../../core/errors.js';
 import { incidentOpsTool } from '../deps.js';
 import { checkPageWindow, checkTimeWindow, idsParam, isoTimeParam, limitParam, offsetParam, timeZoneParam } from '../params.js';
-import { page, pageFields, shapeOncall } from '../shape.js';
+import { reportPages } from '../api.js';
+import { checkedOutput, LIST_TRUNCATION_HINT, oncallSchema, page, pageFields, shapeOncall } from '../shape.js';
 
 /** The platform serves on-call shifts at most this far ahead. */
 export const MAX_ONCALL_FUTURE_DAYS = 90;
@@ -10,17 +11,16 @@ export const MAX_ONCALL_FUTURE_DAYS = 90;
 export default incidentOpsTool({
   name: 'IncidentOps.ListOnCalls',
   title: 'List on-call shifts',
-  description:
-    'Who is on call: one entry per user, escalation policy and level (escalation_level 1 is paged first), with the schedule and the shift start and end (none for permanent on-calls). Without since/until it shows now; until may be at most 90 days ahead. Filter by schedules, escalation policies or teams (a team filter means the escalation policies of those teams).',
+  description: 'On-call shifts (default: now) by escalation policy and level; 1 is paged first.',
   toolset: 'oncalls',
   input: z
     .strictObject({
-      schedule_ids: idsParam('shifts on schedules'),
-      escalation_policy_ids: idsParam('shifts for escalation policies'),
-      team_ids: idsParam('shifts for the escalation policies of teams'),
+      schedule_ids: idsParam('Only these schedules.'),
+      escalation_policy_ids: idsParam('Only these policies.'),
+      team_ids: idsParam("Only these teams' policies."),
       time_zone: timeZoneParam,
-      since: isoTimeParam('Start of the time window (ISO 8601); defaults to now.'),
-      until: isoTimeParam('End of the time window (ISO 8601); defaults to now, at most 90 days ahead.'),
+      since: isoTimeParam('Window start.'),
+      until: isoTimeParam(`Window end, at most ${MAX_ONCALL_FUTURE_DAYS} days ahead.`),
       limit: limitParam,
       offset: offsetParam,
     })
@@ -28,13 +28,16 @@ export default incidentOpsTool({
       checkPageWindow(args, ctx);
       checkTimeWindow(args, ctx, { maxFutureDays: MAX_ONCALL_FUTURE_DAYS });
     }),
-  output: z.object({ oncalls: z.array(z.looseObject({})), ...pageFields, escalation_policy_ids: z.array(z.string()).optional() }),
-  handler: async (args, { deps, signal }) => {
+  output: checkedOutput(z.object({ oncalls: z.array(oncallSchema), ...pageFields, escalation_policy_ids: z.array(z.string()).optional() })),
+  truncationHint: LIST_TRUNCATION_HINT,
+  handler: async (args, { deps, signal, progress }) => {
     let policyIds = args.escalation_policy_ids;
     let resolvedFromTeams: string[] | undefined;
     if (args.team_ids?.length) {
       // /oncalls has no team filter: resolve the teams to their escalation policies first.
-      const { items, truncated } = await deps.api.listAll('/escalation_policies', 'escalation_policies', { 'team_ids[]': args.team_ids }, signal);
+      const { items, truncated } = await deps.api.listAll('/escalation_policies', 'escalation_policies', { 'team_ids[]': args.team_ids }, signal, {
+        onProgress: reportPages(progress, "the teams' escalation policies"),
+      });
       if (truncated) throw new ToolError({ kind: 'bad_request', message: 'These teams have more than 10,000 escalation policies.', nextStep: 'Filter by escalation_policy_ids instead.' });
       resolvedFromTeams = items.map((p) => String(p.id));
       // Filters combine with AND: keep only the requested policies that belong to the teams.

@@ -1,23 +1,24 @@
 import { z } from 'zod';
-import { API_PAGE_SIZE } from '../api.js';
+import { API_PAGE_SIZE, reportPages } from '../api.js';
 import { incidentOpsTool } from '../deps.js';
 import { checkPageWindow, limitParam, offsetParam, timeZoneParam } from '../params.js';
-import { page, pageFields, recordSchema, shapeOncall, shapeSchedule } from '../shape.js';
+import { LIST_TRUNCATION_HINT, listOutput, page, shapeOncall, shapeSchedule } from '../shape.js';
 
 export default incidentOpsTool({
   name: 'IncidentOps.ListSchedules',
-  title: 'List schedules with who is on call now',
-  description:
-    'On-call schedules by name, each with `on_call_now`: the users on call on it at this moment with their shift start and end (not the full member list).',
+  title: 'List schedules',
+  description: 'Schedules with who is on call on each now.',
   toolset: 'schedules',
   input: z.strictObject({ limit: limitParam, offset: offsetParam, time_zone: timeZoneParam }).superRefine(checkPageWindow),
-  output: z.object({ schedules: z.array(recordSchema), ...pageFields }),
-  handler: async (args, { deps, signal }) => {
+  output: listOutput('schedules'),
+  truncationHint: LIST_TRUNCATION_HINT,
+  handler: async (args, { deps, signal, progress }) => {
     const result = await deps.api.listPage('/schedules', 'schedules', { limit: args.limit, offset: args.offset, time_zone: args.time_zone }, signal);
     const ids = result.items.map((s) => String(s.id));
     // One /oncalls query for the whole page of schedules (paged itself only if it overflows).
     const oncalls = ids.length
-      ? (await deps.api.listAll('/oncalls', 'oncalls', { 'schedule_ids[]': ids, time_zone: args.time_zone, limit: API_PAGE_SIZE }, signal)).items
+      ? (await deps.api.listAll('/oncalls', 'oncalls', { 'schedule_ids[]': ids, time_zone: args.time_zone, limit: API_PAGE_SIZE }, signal, { onProgress: reportPages(progress, 'on-call shifts') }))
+          .items
       : [];
     const bySchedule = new Map<string, Map<string, Record<string, unknown>>>();
     for (const oncall of oncalls) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
-import { shapeUser } from '../shape.js';
+import { reportPages } from '../api.js';
+import { anyArray, anyObject, checkedOutput, shapeUser } from '../shape.js';
 import type { Directory } from '../user-directory.js';
 import { AUTO_ACCEPT_MARGIN, AUTO_ACCEPT_THRESHOLD, chooseAutoAccept, createUserIndex, rankUsers, type MatchCandidate, type UserIndex } from '../user-matching.js';
 
@@ -26,24 +27,26 @@ const matchSchema = z.looseObject({ id: z.string(), confidence: z.number().min(0
 
 export default incidentOpsTool({
   name: 'IncidentOps.SearchUsers',
-  title: 'Search users by name or e-mail',
-  description:
-    `Finds users by a name, part of a name (typos tolerated) or an e-mail fragment, ranked with a confidence from 0 to 1 (1 = exact name or e-mail). With auto_accept_matches, the best match is accepted only when its confidence is at least ${AUTO_ACCEPT_THRESHOLD} and ${AUTO_ACCEPT_MARGIN} ahead of the next; otherwise ask the user which one is meant.`,
+  title: 'Search users',
+  description: 'Users ranked by match to a name, partial name (typos allowed) or e-mail fragment.',
   toolset: 'users',
   input: z.strictObject({
-    query: z.string().trim().min(1).max(200).describe('Name, partial name or e-mail fragment, e.g. "jane doe", "Jne", "jdoe@".'),
-    auto_accept_matches: z.boolean().default(false).describe('Accept the best match automatically when it is confident and clearly ahead of the rest (default false).'),
+    query: z.string().trim().min(1).refine((query) => query.length <= 200, { message: 'must be at most 200 characters' }).describe('Name or e-mail fragment.'),
+    auto_accept_matches: z.boolean().default(false).describe(`Accept the best match if its confidence is ${AUTO_ACCEPT_THRESHOLD}+ and ${AUTO_ACCEPT_MARGIN} ahead of the next.`),
   }),
-  output: z.object({
-    query: z.string(),
-    matches: z.array(matchSchema),
-    accepted: matchSchema.optional(),
-    auto_accept_reason: z.string().optional(),
-    users_searched: z.number().int(),
-    directory_truncated: z.boolean().optional(),
-  }),
-  handler: async (args, { deps, signal }) => {
-    const directory = await deps.directory.get(signal);
+  output: checkedOutput(
+    z.object({
+      query: z.string(),
+      matches: z.array(matchSchema),
+      accepted: matchSchema.optional(),
+      auto_accept_reason: z.string().optional(),
+      users_searched: z.number().int(),
+      directory_truncated: z.boolean().optional(),
+    }),
+    z.looseObject({ matches: anyArray, accepted: anyObject.optional(), auto_accept_reason: z.string().optional() }),
+  ),
+  handler: async (args, { deps, signal, progress }) => {
+    const directory = await deps.directory.get(signal, reportPages(progress, 'the user directory'));
     let ranked = rankUsers(args.query, indexFor(directory));
     if (directory.truncated) {
       // Beyond the platform's 10,000 offset cap: let the API's own name search find the rest.

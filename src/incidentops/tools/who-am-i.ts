@@ -1,31 +1,31 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
-import { recordSchema, shapeOncall, shapeUser } from '../shape.js';
+import { reportPages } from '../api.js';
+import { anyArray, anyObject, checkedOutput, oncallSchema, recordSchema, shapeOncall, shapeUser } from '../shape.js';
 
 /** How far ahead WhoAmI looks for the next shift (the platform allows at most 90 days). */
 export const NEXT_SHIFT_WINDOW_DAYS = 89;
 
 export default incidentOpsTool({
   name: 'IncidentOps.WhoAmI',
-  title: 'Who am I (profile and on-call status)',
-  description:
-    'Profile of the signed-in IncidentOps user (name, e-mail, role, time zone, teams) with the on-call shifts they hold right now and their next upcoming shift within 89 days.',
+  title: 'Who am I',
+  description: `The signed-in user and their on-call shifts, now and next (${NEXT_SHIFT_WINDOW_DAYS} days).`,
   toolset: 'users',
   input: z.strictObject({}),
-  output: z.object({
-    user: recordSchema,
-    on_call_now: z.boolean(),
-    current_shifts: z.array(z.looseObject({})),
-    next_shift: z.looseObject({}).optional(),
-  }),
-  handler: async (_args, { deps, signal }) => {
+  output: checkedOutput(
+    z.object({ user: recordSchema, on_call_now: z.boolean(), current_shifts: z.array(oncallSchema), next_shift: oncallSchema.optional() }),
+    z.looseObject({ user: anyObject, on_call_now: z.boolean(), current_shifts: anyArray, next_shift: anyObject.optional() }),
+  ),
+  handler: async (_args, { deps, signal, progress }) => {
     const user = await deps.api.getOne('/users/me', {}, 'user', signal, 'the current user');
     const userId = String(user.id);
     const now = deps.now();
     const until = new Date(now.getTime() + NEXT_SHIFT_WINDOW_DAYS * 86_400_000);
     // earliest=true keeps one shift per (policy, level): the current one if on call, else the next one.
     // So next_shift is the soonest shift on a policy the user is not on call for right now.
-    const { items } = await deps.api.listAll('/oncalls', 'oncalls', { 'user_ids[]': [userId], since: now.toISOString(), until: until.toISOString(), earliest: true }, signal);
+    const { items } = await deps.api.listAll('/oncalls', 'oncalls', { 'user_ids[]': [userId], since: now.toISOString(), until: until.toISOString(), earliest: true }, signal, {
+      onProgress: reportPages(progress, 'your on-call shifts'),
+    });
     const shifts = items.map(shapeOncall);
     const isCurrent = (s: Record<string, unknown>) => s.permanent === true || (typeof s.start === 'string' && Date.parse(s.start) <= now.getTime());
     const current = shifts.filter(isCurrent);
