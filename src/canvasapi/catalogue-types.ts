@@ -38,7 +38,7 @@ export type CanvasEffect = 'read' | 'create' | 'update' | 'delete' | 'action';
  * - utc-datetime: ISO 8601 UTC with a trailing Z, milliseconds optional
  * - date: YYYY-MM-DD (a real calendar date)
  * - https-url / http-url: absolute URL with that scheme (http-url accepts http and https)
- * - integer-text: a string holding a base-10 integer (for limits the contract types as strings)
+ * - integer-text: a string holding a base-10 integer (for limits the contract types as strings); calls may pass a number too
  * - comma-emails: comma-separated e-mail addresses
  * - uuid: a UUID such as 9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f
  */
@@ -75,6 +75,8 @@ export interface CanvasParam {
   sentWhenOmitted?: number;
   /** For two-mode tools: required when mode is execute (declared optional in the contract). */
   requiredForExecute?: boolean;
+  /** For enums: a blank value means "no filter" (the contract says so) and is treated as omitted. */
+  blankMeansAll?: boolean;
 }
 
 export interface CanvasToolEntry {

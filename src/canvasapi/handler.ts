@@ -5,7 +5,8 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ToolError, type InputIssue } from '../core/errors.js';
-import { pruneEmpty } from '../core/json.js';
+import { isRecord, pruneEmpty } from '../core/json.js';
+import { toInputJsonSchema } from '../core/schema.js';
 import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, type BodyValidator } from './body-validation.js';
@@ -43,14 +44,18 @@ export function hintsFor(effect: CanvasEffect): ToolHints {
 const canvasOutput = z.looseObject({});
 
 export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
+  const truncationHint = truncationHintFor(entry);
   return {
     name: entry.name,
     title: entry.title,
     description: entry.description,
     toolset: entry.toolset,
-    input: inputSchemaFor(entry.params),
+    input: inputSchemaFor(entry.params, 'validate'),
+    // Listed with the contract's types; calls may also pass numbers for integer text and objects for request_body.
+    inputJsonSchema: toInputJsonSchema(inputSchemaFor(entry.params, 'advertise')),
     output: canvasOutput,
     hints: hintsFor(entry.effect),
+    ...(truncationHint ? { truncationHint } : {}),
     needsCredentials: (args) => !(entry.requestSchema && args.mode === 'get_request_schema'),
     handler: (args, context) => runCanvasTool(entry, args as Json, context.deps, context.signal),
   };
@@ -122,7 +127,7 @@ function describeRequestSchema(entry: CanvasToolEntry, schema: unknown): Json {
     how_to_execute:
       `Call ${entry.name} again with mode "execute"` +
       (identifiers.length ? `, ${identifiers.join(', ')}` : '') +
-      ' and request_body set to a JSON string of an object that matches request_schema.',
+      ' and request_body set to JSON that matches request_schema (as a string, or the object itself).',
   };
 }
 
@@ -132,17 +137,22 @@ function parseAndValidateBody(entry: CanvasToolEntry, args: Json, deps: CanvasAp
     throw ToolError.invalidInput(
       missing.map((p) => ({
         parameter: p.name,
-        problem: p.name === 'request_body' ? 'is required when mode is "execute" (a JSON string; call with mode "get_request_schema" to see its schema)' : 'is required when mode is "execute"',
+        problem: p.name === 'request_body' ? 'is required when mode is "execute" (JSON text or an object; call with mode "get_request_schema" to see its schema)' : 'is required when mode is "execute"',
       })),
     );
   }
-  const parsed = parseRequestBody(String(args.request_body));
-  if (!parsed.ok) throw ToolError.invalidParameter('request_body', parsed.message);
-  const violations = deps.bodies.validateBody(entry.requestSchema as string, parsed.value);
+  // JSON text per the contract; the object (or array) itself is accepted as well.
+  let body: unknown = args.request_body;
+  if (typeof body === 'string') {
+    const parsed = parseRequestBody(body);
+    if (!parsed.ok) throw ToolError.invalidParameter('request_body', parsed.message);
+    body = parsed.value;
+  }
+  const violations = deps.bodies.validateBody(entry.requestSchema as string, body);
   if (violations.length) {
     throw ToolError.invalidInput(violations.map((v): InputIssue => ({ parameter: v.path, problem: v.message })));
   }
-  return parsed.value;
+  return body;
 }
 
 function checkRules(entry: CanvasToolEntry, args: Json, now: Date): void {
@@ -194,15 +204,61 @@ function labelFor(entry: CanvasToolEntry, pathParams: Record<string, string>): s
   return parts.length ? `the resource (${parts.join(', ')})` : undefined;
 }
 
-/** The platform's JSON (nulls pruned) with how to fetch the next page spelled out in this tool's own parameter names. */
-function shapeResult(entry: CanvasToolEntry, args: Json, status: number, data: unknown): Json {
+/**
+ * The platform's JSON, compacted: nulls pruned, no `links.self` anywhere (the agent cannot call
+ * URLs), and for lists the way to the next page given once, as `next_page` in this tool's own
+ * parameter names (the platform's `cursor` and page links are dropped).
+ */
+export function shapeResult(entry: CanvasToolEntry, args: Json, status: number, data: unknown): Json {
   if (data === undefined || data === null || data === '') {
     return { success: true, status, message: `${entry.title}: done (the platform returns no content for this call).` };
   }
-  const result: Json = Array.isArray(data) ? { data: pruneEmpty(data) } : pruneEmpty(data as Json);
+  const result: Json = withoutSelfLinks(Array.isArray(data) ? { data: pruneEmpty(data) } : pruneEmpty(data as Json)) as Json;
   const next = nextPage(entry, args, result);
+  if (entry.pagination) {
+    delete result.cursor;
+    if (isRecord(result.links)) {
+      const links: Json = { ...result.links };
+      for (const key of PAGE_LINKS) delete links[key];
+      if (Object.keys(links).length) result.links = links;
+      else delete result.links;
+    }
+  }
   if (next) result.next_page = next;
   return result;
+}
+
+/** Page links of list answers: `next_page` says the same in the tool's own terms. */
+const PAGE_LINKS = ['next', 'prev', 'first', 'last'];
+
+/** Drops `self` from every `links` object, and `links` objects left empty. */
+function withoutSelfLinks(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSelfLinks);
+  if (!isRecord(value)) return value;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'links' && isRecord(child)) {
+      const { self: _self, ...rest } = child;
+      if (Object.keys(rest).length) out.links = rest;
+      continue;
+    }
+    out[key] = withoutSelfLinks(child);
+  }
+  return out;
+}
+
+/** How to get what the result budget cut from a list: a smaller page, or the offset after what came back. */
+export function truncationHintFor(entry: CanvasToolEntry): string | undefined {
+  const limit = paramFor(entry, 'limit')?.name;
+  const smaller = limit ? `a smaller ${limit}` : 'narrower filters';
+  if (entry.pagination === 'cursor') {
+    return `Call ${entry.name} again with the same arguments and ${smaller}; next_page continues after the full page, so it would skip the records cut here.`;
+  }
+  if (entry.pagination === 'offset') {
+    const offset = paramFor(entry, 'offset')?.name ?? 'offset';
+    return `Call ${entry.name} again with ${offset} set to this page's offset plus the records returned, or with ${smaller}.`;
+  }
+  return undefined;
 }
 
 function paramFor(entry: CanvasToolEntry, queryName: string): CanvasParam | undefined {

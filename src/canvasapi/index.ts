@@ -1,6 +1,7 @@
 import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/registry.js';
+import type { ToolProfile } from '../core/selection.js';
 import type { AnyToolDefinition } from '../core/tool.js';
 import { UpstreamClient } from '../core/upstream.js';
 import { compileRequestSchemas } from './body-validation.js';
@@ -12,10 +13,53 @@ import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
 /** All 139 tools, built once from the catalogue. */
 export const canvasApiTools: readonly AnyToolDefinition<CanvasApiDeps>[] = canvasApiCatalogue.map((entry) => canvasTool(entry) as AnyToolDefinition<CanvasApiDeps>);
 
-export const CANVASAPI_INSTRUCTIONS =
-  'Full access to an online whiteboard account: boards and their items, frames, connectors, tags, groups, mind maps, members, webhooks, and enterprise administration. ' +
-  'Tools with a mode parameter take their body as a JSON string: call them with mode "get_request_schema" first, then "execute". ' +
-  'Deletes are permanent except boards (they go to the Trash). List tools return next_page with the exact parameter to pass for the following page.';
+/** Sent once at connection: what every tool relies on, so the tool descriptions need not repeat it. */
+export const CANVASAPI_INSTRUCTIONS = [
+  'An online whiteboard account (an API like Miro REST v2): boards and their items, frames, connectors, tags, groups, mind maps, members, webhooks, app metrics and enterprise administration.',
+  'IDs: a board ID is the code in the board URL (e.g. uXjVOabc123=) or comes from RetrieveUserBoards; item, frame, connector, tag, group and mind-map node IDs are numeric strings from the board\'s list tools or from the answer that created them; user IDs are numeric. GetAccessTokenInfo gives your user, team and organization: every organization_id comes from there. Team IDs also come from GetEnterpriseTeams, project IDs from GetTeamProjects.',
+  'Two-mode tools (those with a mode parameter): call with mode "get_request_schema" to get the JSON Schema of the body (nothing is sent), then with mode "execute", the IDs and request_body (JSON text; the object or array itself is accepted too).',
+  'Lists answer next_page: the exact arguments to add for the following page. Page sizes and offsets the schema types as strings may be given as numbers.',
+  'Positions are in board units; x 0, y 0 is the board centre (inside a frame, its top-left corner).',
+  'Tools marked Enterprise need an organization on the enterprise plan (often company-admin rights); Enterprise Guard also needs eDiscovery.',
+  'Deletes are permanent, except boards (they go to the Trash); a call with no answer body returns {"success": true}.',
+].join(' ');
+
+/** Enterprise administration: the tools a plan below enterprise cannot use. */
+const ENTERPRISE_TOOLS = canvasApiCatalogue.filter((entry) => entry.plan.startsWith('enterprise')).map((entry) => entry.name);
+
+/** Daily board work: find and read boards and items, add and change the common item kinds, tag them. */
+export const EVERYDAY_TOOLS = [
+  'RetrieveUserBoards',
+  'RetrieveBoardInfo',
+  'RetrieveBoardItems',
+  'GetBoardItemInfo',
+  'AddStickyNoteToBoard',
+  'UpdateStickyNote',
+  'AddTextToCanvasBoard',
+  'UpdateBoardText',
+  'AddShapeToCanvasBoard',
+  'UpdateBoardShape',
+  'AddCardToCanvasBoard',
+  'AddBoardFrame',
+  'AddConnectorToBoard',
+  'UpdateItemPositionParent',
+  'DeleteBoardItem',
+  'GetBoardTags',
+  'CreateBoardTag',
+  'AttachTagToItem',
+].map((short) => `CanvasApi.${short}`);
+
+/** CanvasApi's own profiles, besides the core's all, readonly and meta. */
+export const CANVASAPI_PROFILES: Readonly<Record<string, ToolProfile>> = {
+  everyday: {
+    description: 'about 15 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items',
+    tools: EVERYDAY_TOOLS,
+  },
+  'no-enterprise': {
+    description: `every tool except enterprise administration (organization, teams, projects, compliance; ${ENTERPRISE_TOOLS.length} tools), for accounts without the enterprise plan and clients with a 128-tool limit`,
+    excludeTools: ENTERPRISE_TOOLS,
+  },
+};
 
 export interface CanvasApiServerOptions {
   settings: CanvasApiSettings;
@@ -91,6 +135,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
     version: options.version,
     instructions: CANVASAPI_INSTRUCTIONS,
     tools: canvasApiTools,
+    profiles: CANVASAPI_PROFILES,
     deps: {
       client: createCanvasApiClient(options.settings, options.logger, options.fetch, options.credentials),
       requestSchemas: canvasApiRequestSchemas,

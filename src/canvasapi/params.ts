@@ -45,7 +45,7 @@ export function checkFormat(format: CanvasFormat, value: string, bounds: { min?:
       return isUrl(value, ['http:', 'https:']) ? undefined : `must be an absolute http:// or https:// URL (got ${JSON.stringify(value)})`;
     case 'integer-text': {
       const range = rangeText(bounds);
-      if (!/^\d+$/.test(value.trim())) return `must be a whole number written as text, e.g. "${bounds.min ?? 10}"${range ? ` (${range})` : ''} (got ${JSON.stringify(value)})`;
+      if (!/^\d+$/.test(value.trim())) return `must be a whole number${range ? ` ${range}` : ''}, as text or a number, e.g. "${bounds.min ?? 10}" (got ${JSON.stringify(value)})`;
       const n = Number(value);
       if ((bounds.min !== undefined && n < bounds.min) || (bounds.max !== undefined && n > bounds.max)) return `must be ${range} (got ${JSON.stringify(value)})`;
       return undefined;
@@ -69,7 +69,53 @@ function withFormat(schema: z.ZodString, param: CanvasParam): z.ZodType<string> 
   });
 }
 
-function baseSchema(param: CanvasParam): z.ZodType {
+/**
+ * What a schema is for: `validate` checks calls and forgives harmless variations (a number where
+ * the contract has integer text, an object where it has JSON text); `advertise` is what tools/list
+ * shows, with the contract's own types.
+ */
+export type SchemaPurpose = 'validate' | 'advertise';
+
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Integer text that also takes a JSON number; the value passed on is always the text. */
+function integerText(param: CanvasParam): z.ZodType {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (value === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'is required' });
+        return;
+      }
+      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : undefined;
+      const problem = text === undefined ? `must be a whole number, as text or a number (got ${describeValue(value)})` : checkFormat('integer-text', text, param);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((value) => String(value).trim());
+}
+
+/** A request body given as JSON text, or (forgiven) as the JSON object or array itself. */
+function jsonBody(): z.ZodType {
+  return z.unknown().superRefine((value, ctx) => {
+    if (typeof value === 'string') {
+      if (value.trim() === '') ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+    } else if (typeof value !== 'object' || value === null) {
+      ctx.addIssue({ code: 'custom', message: `must be a JSON string (an object or array is accepted too) (got ${describeValue(value)})` });
+    }
+  });
+}
+
+function enumSchema(param: CanvasParam & { enum: readonly string[] }, purpose: SchemaPurpose): z.ZodType {
+  const values = z.enum(param.enum as [string, ...string[]]);
+  // A blank filter means "no filter" where the contract says so; the listing keeps the plain enum.
+  if (param.blankMeansAll && purpose === 'validate') return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), values.optional());
+  return values;
+}
+
+function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
   switch (param.type) {
     case 'boolean':
       return z.boolean();
@@ -87,7 +133,9 @@ function baseSchema(param: CanvasParam): z.ZodType {
       return param.required ? schema.min(1) : schema;
     }
     case 'string': {
-      if (param.enum) return z.enum(param.enum as [string, ...string[]]);
+      if (param.enum) return enumSchema({ ...param, enum: param.enum }, purpose);
+      if (purpose === 'validate' && param.format === 'integer-text') return integerText(param);
+      if (purpose === 'validate' && param.to === 'body') return jsonBody();
       // Identifiers and free text alike: an empty string is never meaningful to the platform.
       const text = z.string().trim().min(1);
       return withFormat(param.maxLength !== undefined ? text.max(param.maxLength) : text, param);
@@ -95,11 +143,14 @@ function baseSchema(param: CanvasParam): z.ZodType {
   }
 }
 
-/** The tool's input schema: strict (unknown parameters are errors), defaults only from the contract. */
-export function inputSchemaFor(params: readonly CanvasParam[]): z.ZodObject {
+/**
+ * The tool's input schema: strict (unknown parameters are errors), defaults only from the contract.
+ * `advertise` gives the schema tools/list shows (the contract's types); `validate`, the one calls go through.
+ */
+export function inputSchemaFor(params: readonly CanvasParam[], purpose: SchemaPurpose = 'validate'): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const param of params) {
-    let schema = baseSchema(param);
+    let schema = baseSchema(param, purpose);
     if (param.default !== undefined) schema = schema.default(param.default as never);
     else if (!param.required) schema = schema.optional();
     shape[param.name] = schema.describe(param.description);
