@@ -17,7 +17,7 @@ export type PageProgress = (pagesFetched: number, pagesTotal?: number) => void;
 
 /** Turns a tool's progress reporter into a PageProgress with a readable message. */
 export function reportPages(progress: ToolContext<unknown>['progress'], what: string): PageProgress {
-  return (fetched, total) => progress(fetched, total, `Fetched ${fetched}${total !== undefined ? ` of ${total}` : ''} pages of ${what}`);
+  return (fetched, total) => progress(fetched, total, `Reading ${what}: page ${fetched}${total !== undefined ? ` of ${total}` : ''}`);
 }
 
 export interface ListPage {

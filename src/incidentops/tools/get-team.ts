@@ -12,13 +12,13 @@ export const TEAM_LIST_CAP = API_PAGE_SIZE;
 
 type Json = Record<string, unknown>;
 
-/** Where the rest of a capped list can be read with the tools there are (none filters by team directly). */
+/** Where the rest of a capped list can be read with the tools there are (none of them filters by team). */
 function howToSeeTheRest(list: 'members' | 'services' | 'escalation_policies', teamId: string): string {
   if (list === 'members') {
-    return `For one person, use IncidentOps.SearchUsers (each user lists their teams); for all members, page through IncidentOps.ListUsers and keep the users whose teams include ${teamId}.`;
+    return `No tool lists users by team. For one person, use IncidentOps.SearchUsers (each user lists their teams); for all members, page through IncidentOps.ListUsers (50 per call) and keep the users whose teams include ${teamId}.`;
   }
   const tool = list === 'services' ? 'IncidentOps.ListServices' : 'IncidentOps.ListEscalationPolicies';
-  return `Page through ${tool} and keep those whose teams include ${teamId}.`;
+  return `Page through ${tool} (50 per call) and keep those whose teams include ${teamId}.`;
 }
 
 const partialSchema = z.strictObject({ list: z.enum(['members', 'services', 'escalation_policies']), returned: z.number().int(), total: z.number().int().optional(), next_step: z.string() });
