@@ -47,8 +47,8 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
 export const INCIDENTOPS_INSTRUCTIONS = [
   'Read-only access to an incident-management account: incidents, the activity log, services, teams, users, schedules, escalation policies and who is on call.',
   'Start with IncidentOps.WhoAmI to learn who the signed-in user is.',
-  'IDs (like PABC123) come from the list tools. To find a person by name or e-mail use IncidentOps.SearchUsers; when it returns close matches and accepts none, ask which one is meant.',
-  'List tools page with limit (1-50, default 10) and offset, and return {<records>, limit, offset, more, next_offset}: while more is true, call again with offset = next_offset. offset + limit may not exceed 10000; narrow the filters instead.',
+  'IDs (like PABC123) come from the list tools. To find a person by name or e-mail use IncidentOps.SearchUsers: it ranks users by confidence (1 = exact name or e-mail); when it returns close matches and accepts none, ask which one is meant.',
+  'List tools page with limit (1-50, default 10) and offset (default 0), and return {<records>, limit, offset, more, next_offset}: while more is true, call again with offset = next_offset. offset + limit may not exceed 10000; narrow the filters instead.',
   '*_ids filters take up to 100 IDs and match any of them. since and until are ISO 8601 (2026-05-06, 2026-05-06T17:00Z, 2026-05-06T03:30:00-07:00); time_zone is an IANA name (Europe/Berlin) for the times returned.',
   'Records are compact: nulls are dropped and nested references are {id, name}; the records a tool is about carry html_url, their web page. List tools show the main fields; the Get tools return {<record>} with every field; team members are in IncidentOps.GetTeam.',
   'A result too large for the context is cut at a record boundary, and result_truncated says what was left out and how to get it.',

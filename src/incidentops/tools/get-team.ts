@@ -26,7 +26,7 @@ const partialSchema = z.strictObject({ list: z.enum(['members', 'services', 'esc
 export default incidentOpsTool({
   name: 'IncidentOps.GetTeam',
   title: 'Get a team',
-  description: `One team: services, escalation policies, up to ${TEAM_LIST_CAP} members (member_count: all).`,
+  description: `One team: services, escalation policies, up to ${TEAM_LIST_CAP} members (member_count has the total).`,
   toolset: 'teams',
   input: z.strictObject({ team_id: idParam('ID of the team.') }),
   output: checkedOutput(
@@ -38,7 +38,7 @@ export default incidentOpsTool({
       escalation_policies: z.array(refSchema),
       partial: z.array(partialSchema).optional(),
     }),
-    z.looseObject({ team: anyObject, members: anyArray, member_count: z.number().int().optional(), services: anyArray, escalation_policies: anyArray, partial: anyArray.optional() }),
+    z.object({ team: anyObject, members: anyArray, member_count: z.number().int().optional(), services: anyArray, escalation_policies: anyArray, partial: anyArray.optional() }),
   ),
   handler: async (args, { deps, signal }) => {
     const label = `team "${args.team_id}"`;

@@ -43,7 +43,7 @@ export default incidentOpsTool({
       users_searched: z.number().int(),
       directory_truncated: z.boolean().optional(),
     }),
-    z.looseObject({ matches: anyArray, accepted: anyObject.optional(), auto_accept_reason: z.string().optional() }),
+    z.object({ matches: anyArray, accepted: anyObject.optional(), auto_accept_reason: z.string().optional() }),
   ),
   handler: async (args, { deps, signal, progress }) => {
     const directory = await deps.directory.get(signal, reportPages(progress, 'the user directory'));

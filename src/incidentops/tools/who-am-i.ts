@@ -9,12 +9,12 @@ export const NEXT_SHIFT_WINDOW_DAYS = 89;
 export default incidentOpsTool({
   name: 'IncidentOps.WhoAmI',
   title: 'Who am I',
-  description: `The signed-in user and their on-call shifts, now and next (${NEXT_SHIFT_WINDOW_DAYS} days).`,
+  description: `The signed-in user and their on-call shifts, now and next (within ${NEXT_SHIFT_WINDOW_DAYS} days).`,
   toolset: 'users',
   input: z.strictObject({}),
   output: checkedOutput(
     z.object({ user: recordSchema, on_call_now: z.boolean(), current_shifts: z.array(oncallSchema), next_shift: oncallSchema.optional() }),
-    z.looseObject({ user: anyObject, on_call_now: z.boolean(), current_shifts: anyArray, next_shift: anyObject.optional() }),
+    z.object({ user: anyObject, on_call_now: z.boolean(), current_shifts: anyArray, next_shift: anyObject.optional() }),
   ),
   handler: async (_args, { deps, signal, progress }) => {
     const user = await deps.api.getOne('/users/me', {}, 'user', signal, 'the current user');
