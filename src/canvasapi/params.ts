@@ -122,6 +122,8 @@ function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
     case 'number':
     case 'integer': {
       let schema = param.type === 'integer' ? z.number().int() : z.number();
+      // Page sizes state their range in words, as the ones typed as text do; calls are checked either way.
+      if (purpose === 'advertise' && param.to === 'query:limit') return schema;
       if (param.min !== undefined) schema = schema.min(param.min);
       if (param.max !== undefined) schema = schema.max(param.max);
       return schema;
