@@ -252,11 +252,11 @@ export function truncationHintFor(entry: CanvasToolEntry): string | undefined {
   const limit = paramFor(entry, 'limit')?.name;
   const smaller = limit ? `a smaller ${limit}` : 'narrower filters';
   if (entry.pagination === 'cursor') {
-    return `Call ${entry.name} again with the same arguments and ${smaller}; next_page continues after the full page, so it would skip the records cut here.`;
+    return `Call again with the same arguments and ${smaller}: next_page continues after the full page, so it would skip the records cut here.`;
   }
   if (entry.pagination === 'offset') {
     const offset = paramFor(entry, 'offset')?.name ?? 'offset';
-    return `Call ${entry.name} again with ${offset} set to this page's offset plus the records returned, or with ${smaller}.`;
+    return `Call again with ${offset} set to this page's offset plus the records returned, or with ${smaller}.`;
   }
   return undefined;
 }
