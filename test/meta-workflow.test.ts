@@ -99,8 +99,8 @@ describe('meta mode: a board workflow through four tools', () => {
     const write = await call('CanvasApi_CallReadOnlyTool', { name: 'CanvasApi_DeleteCanvasBoard', arguments: { board_identifier: 'b' } });
     assert.equal(write.isError, true);
     assert.match(String((write.data.issues as Json[])[0]?.problem), /changes data/);
-    const unknown = await call('CanvasApi_DescribeTool', { name: 'CanvasApi_CreateBord' });
-    assert.match(String((unknown.data.issues as Json[])[0]?.problem), /Did you mean CanvasApi_CreateCanvasBoard/);
+    const unknown = await call('CanvasApi_DescribeTool', { name: 'CanvasApi_CreateCanvasBord' });
+    assert.match(String((unknown.data.issues as Json[])[0]?.problem), /Did you mean CanvasApi_CreateCanvasBoard\?/);
     assert.equal(sandbox.requests.length, before, 'nothing reached the platform');
   });
 });

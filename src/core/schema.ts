@@ -42,7 +42,9 @@ export function toOutputJsonSchema(output: z.ZodType): JsonSchema {
   const json = z.toJSONSchema(output, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   delete json.$schema;
   // Results may grow fields (a budget note, platform additions): say only what is there.
-  return JSON.parse(JSON.stringify(dropMeaninglessBounds(json)), (key, value: unknown) => (key === 'additionalProperties' && value === false ? undefined : value)) as JsonSchema;
+  return JSON.parse(JSON.stringify(dropMeaninglessBounds(json)), (key, value: unknown) =>
+    key === 'additionalProperties' && (value === false || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) ? undefined : value,
+  ) as JsonSchema;
 }
 
 /** Whether an output schema says anything (an object with no declared properties does not). */
