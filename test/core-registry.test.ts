@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { silentLogger } from '../src/core/logger.js';
 import { buildMcpServer, viewFor, type ToolServer } from '../src/core/registry.js';
 import { defineTool, READ_ONLY_HINTS } from '../src/core/tool.js';
+import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
 
 const echo = defineTool({
   name: 'Test.Echo',
@@ -50,7 +51,7 @@ describe('registry over MCP', () => {
     assert.equal(error.error.kind, 'invalid_input');
     assert.equal(error.error.issues[0]?.parameter, 'n');
     const good = await client.callTool({ name: 'Test.Echo', arguments: { n: 3 } });
-    assert.deepEqual(good.structuredContent, { n: 3 });
+    assert.deepEqual(good.structuredContent, { untrusted_text_notice: UNTRUSTED_NOTICE, n: 3 }, 'open-world results start with the notice that platform text is data');
     await client.close();
   });
 

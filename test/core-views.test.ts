@@ -12,6 +12,7 @@ import { fitResult, RESULT_BUDGET_BYTES, TRUNCATION_KEY } from '../src/core/resu
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import { SelectionError } from '../src/core/names.js';
 import { defineTool, READ_ONLY_HINTS, type AnyToolDefinition } from '../src/core/tool.js';
+import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
 
 type Json = Record<string, unknown>;
 const WRITE_HINTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
@@ -108,7 +109,7 @@ describe('name styles', () => {
       for (const name of ['Demo.GetThing', 'Demo_GetThing']) {
         const result = await client.callTool({ name, arguments: { id: 'x' } });
         assert.equal(result.isError, undefined, `${nameStyle}: ${name}`);
-        assert.deepEqual(result.structuredContent, { id: 'x' });
+        assert.deepEqual(result.structuredContent, { untrusted_text_notice: UNTRUSTED_NOTICE, id: 'x' });
       }
       await client.close();
     }
@@ -174,7 +175,7 @@ describe('meta mode', () => {
     assert.equal(invalid.isError, true);
     assert.match(JSON.stringify(invalid.content), /count: must be at least 0/);
     const asString = await client.callTool({ name: 'Demo.CallTool', arguments: { name: 'Demo.DeleteThing', arguments: '{"id":"y"}' } });
-    assert.deepEqual(asString.structuredContent, { deleted: 'y' });
+    assert.deepEqual(asString.structuredContent, { untrusted_text_notice: UNTRUSTED_NOTICE, deleted: 'y' });
     await client.close();
   });
 

@@ -7,6 +7,7 @@ import { styledName, type NameStyle } from './names.js';
 import { outputSchemaSaysSomething, parseArguments, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
 import { closest } from './suggest.js';
+import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
 
 /** A tool server: a named set of tools plus the services its handlers share. */
@@ -62,7 +63,7 @@ export class ToolView {
       this.byName.set(styledName(tool.name, 'underscore'), tool);
     }
     this.listing = this.exposed.map((tool) => listedTool(tool, this.nameStyle, server.name));
-    this.instructions = restyle(server.instructions, this.nameStyle, server.name) + (this.selected.meta ? ` ${metaInstructions(this)}` : '');
+    this.instructions = [restyle(server.instructions, this.nameStyle, server.name), UNTRUSTED_INSTRUCTIONS, ...(this.selected.meta ? [metaInstructions(this)] : [])].join(' ');
   }
 
   /** The tool a call names, by either spelling; undefined when it is unknown or filtered out. */
@@ -146,7 +147,8 @@ export async function executeTool<Deps>(
   try {
     const data = await runTool(tool, rawArgs, { signal, logger: server.logger, deps: server.deps, progress });
     server.logger.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call succeeded');
-    return successResult(data, tool.truncationHint);
+    // Tools that reach the platform return its users' text: marked as data, in one way for every server.
+    return successResult(tool.hints.openWorldHint ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {
     const toolError = toToolError(error);
     const level = toolError.details.kind === 'internal' ? 'error' : 'info';
@@ -161,7 +163,10 @@ export function successResult(data: Record<string, unknown>, howToGetMore?: stri
 }
 
 export function errorResult(error: ToolError): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: error.toJSON() }) }] };
+  const details = error.toJSON();
+  // The platform's own error text is its users' text too.
+  const fromPlatform = error.details.platformMessage !== undefined || error.details.platformDetails !== undefined;
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: fromPlatform ? markUntrusted(details) : details }) }] };
 }
 
 /** A fresh protocol server for one connection or request, answering from the view's precomputed listing. */
