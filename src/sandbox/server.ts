@@ -174,6 +174,9 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** Requests the sandbox remembers for tests and inspection (the oldest are forgotten past this). */
+export const MAX_RECORDED_REQUESTS = 100_000;
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? DEFAULT_SANDBOX_TOKEN;
@@ -211,6 +214,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const query = [...new URLSearchParams(search)] as [string, string][];
       const record: RecordedRequest = { platform: prefix, method: req.method ?? 'GET', path: rest, query: redactPairs(query), headers: recordedHeaders, status: 0 };
       requests.push(record);
+      // A long-running sandbox keeps the newest records only, so its memory stays bounded.
+      if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS * 0.9);
 
       let response: SandboxResponse;
       try {
