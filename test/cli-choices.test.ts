@@ -3,7 +3,7 @@
  * TOOLSERVERS_* variables, filtered tools unreachable, bad choices refused at start.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
@@ -72,5 +72,18 @@ describe('tool choices over stdio', () => {
     const listed = spawnSync(process.execPath, [CLI, 'tools', 'canvasapi', '--toolsets', 'boards', '--tool-names', 'underscore'], { encoding: 'utf8' });
     assert.equal(listed.stdout.trim().split('\n').length, 6);
     assert.match(listed.stdout, /^CanvasApi_/);
+  });
+
+  it('a stdio server exits when the client closes stdin, with or without the sandbox', async () => {
+    for (const args of [['incidentops', '--sandbox'], ['canvasapi'], ['canvasapi', '--profile', 'meta', '--sandbox']]) {
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH ?? '', CANVASAPI_ACCESS_TOKEN: 'unused' } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.stdin!.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      assert.equal(code, 0, `${args.join(' ')} exits cleanly on stdin EOF`);
+    }
   });
 });
