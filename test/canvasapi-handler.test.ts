@@ -143,12 +143,12 @@ describe('dangerous twins and defaults', () => {
     assert.deepEqual(result.data.success, true, '204 becomes a small success object');
   });
 
-  it('maps flat parameters onto nested body fields, applies only the contract defaults and prunes the rest', async () => {
+  it('maps flat parameters onto nested body fields, applies only the contract defaults (and the only valid frame format and type) and prunes the rest', async () => {
     const { server: s, calls } = server(() => jsonResponse(201, { id: 'f1', type: 'frame' }));
     await callTool(s, 'CanvasApi.AddBoardFrame', { board_id: 'b1', frame_title: 'Plan', frame_fill_color: '#fff9b1' });
-    assert.deepEqual(bodyOf(calls[0]!.init), { data: { title: 'Plan' }, style: { fillColor: '#fff9b1' }, position: { x: 0, y: 0 } });
+    assert.deepEqual(bodyOf(calls[0]!.init), { data: { title: 'Plan', format: 'custom', type: 'freeform' }, style: { fillColor: '#fff9b1' }, position: { x: 0, y: 0 } });
     await callTool(s, 'CanvasApi.AddBoardFrame', { board_id: 'b1' });
-    assert.deepEqual(bodyOf(calls[1]!.init), { position: { x: 0, y: 0 } }, 'no geometry, data or style when not given');
+    assert.deepEqual(bodyOf(calls[1]!.init), { data: { format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 } }, 'no geometry or style when not given; data, which the platform requires, has its only values');
   });
 });
 

@@ -10,9 +10,9 @@
  * flags follow the contract exactly; test/canvasapi-catalogue.test.ts checks them against the
  * contract, the endpoint reference and the platform's OpenAPI document.
  */
-import type { CanvasToolEntry } from './catalogue-types.js';
+import type { CanvasEntry } from './handler.js';
 
-export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
+export const canvasApiCatalogue: readonly CanvasEntry[] = [
   {
     name: 'CanvasApi.GetAccessTokenInfo',
     title: 'Get token info',
@@ -376,6 +376,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'user_emails', type: 'string', required: false, to: 'query:emails', format: 'comma-emails', description: 'Up to 10 comma-separated e-mails' },
     ],
     success: [200],
+    answersArray: true,
     pagination: 'cursor',
     plan: 'enterprise',
     scope: 'organizations:read',
@@ -556,7 +557,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.UpdateBoardMemberRole',
     title: 'Update board member role',
-    description: "Changes a board member's role; always pass one (else: commenter).",
+    description: "Changes a board member's role.",
     toolset: 'members',
     effect: 'update',
     method: 'PATCH',
@@ -961,7 +962,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'board_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
       { name: 'document_title', type: 'string', required: false, to: 'body:data.title', description: 'Shown title' },
-      { name: 'document_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'Public http(s) URL, e.g. a PDF' },
+      { name: 'document_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'Needed: public http(s) URL, e.g. a PDF' },
       { name: 'item_height_in_pixels', type: 'number', required: false, to: 'body:geometry.height', description: 'Height in px' },
       { name: 'item_width_in_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
@@ -969,6 +970,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'rotation_angle_degrees', type: 'number', required: false, to: 'body:geometry.rotation', description: 'Degrees, clockwise' },
       { name: 'y_axis_coordinate_on_board', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
     ],
+    bodyNeeds: ['document_url'],
     success: [201],
     plan: 'all',
     scope: 'boards:write',
@@ -992,7 +994,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.UpdateDocumentItemOnBoard',
     title: 'Update document',
-    description: 'Updates a document item. Omitted x/y become 0.',
+    description: 'Updates a document item. Omitted x/y stay.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
@@ -1006,8 +1008,8 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'item_width_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
       { name: 'rotation_angle_degrees', type: 'number', required: false, to: 'body:geometry.rotation', description: 'Degrees, clockwise' },
-      { name: 'x_axis_coordinate_on_board', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
-      { name: 'y_axis_coordinate', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
+      { name: 'x_axis_coordinate_on_board', type: 'number', required: false, to: 'body:position.x', description: 'X position' },
+      { name: 'y_axis_coordinate', type: 'number', required: false, to: 'body:position.y', description: 'Y position' },
     ],
     success: [200],
     plan: 'all',
@@ -1040,7 +1042,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'board_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
       { name: 'content_display_mode', type: 'string', required: false, to: 'body:data.mode', enum: ['inline', 'modal'], description: 'modal opens an overlay' },
-      { name: 'content_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'The content URL' },
+      { name: 'content_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'Needed: the content URL' },
       { name: 'embed_item_width_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'item_height', type: 'number', required: false, to: 'body:geometry.height', description: 'Height in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
@@ -1048,6 +1050,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'x_coordinate_on_board', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
       { name: 'y_axis_coordinate_on_board', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
     ],
+    bodyNeeds: ['content_url'],
     success: [201],
     plan: 'all',
     scope: 'boards:write',
@@ -1071,7 +1074,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.UpdateEmbedItemOnBoard',
     title: 'Update embed',
-    description: 'Updates an embed item. Omitted x/y become 0.',
+    description: 'Updates an embed item. Omitted x/y stay.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
@@ -1085,8 +1088,8 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'item_width_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
       { name: 'preview_image_url', type: 'string', required: false, to: 'body:data.previewUrl', format: 'http-url', description: 'Preview image URL' },
-      { name: 'x_axis_coordinate_on_board', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
-      { name: 'y_axis_coordinate', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
+      { name: 'x_axis_coordinate_on_board', type: 'number', required: false, to: 'body:position.x', description: 'X position' },
+      { name: 'y_axis_coordinate', type: 'number', required: false, to: 'body:position.y', description: 'Y position' },
     ],
     success: [200],
     plan: 'all',
@@ -1120,13 +1123,14 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'board_unique_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
       { name: 'image_height_pixels', type: 'number', required: false, to: 'body:geometry.height', description: 'Height in px' },
       { name: 'image_title', type: 'string', required: false, to: 'body:data.title', description: 'Shown title' },
-      { name: 'image_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'Public http(s) URL' },
+      { name: 'image_url', type: 'string', required: false, to: 'body:data.url', format: 'http-url', description: 'Needed: public http(s) URL' },
       { name: 'image_width_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
       { name: 'rotation_angle_degrees', type: 'number', required: false, to: 'body:geometry.rotation', description: 'Degrees, clockwise' },
       { name: 'x_axis_coordinate', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
       { name: 'y_axis_coordinate', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
     ],
+    bodyNeeds: ['image_url'],
     success: [201],
     plan: 'all',
     scope: 'boards:write',
@@ -1150,7 +1154,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.UpdateBoardImage',
     title: 'Update image',
-    description: 'Updates an image item. Omitted x/y become 0.',
+    description: 'Updates an image item. Omitted x/y stay.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
@@ -1164,8 +1168,8 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'image_width_in_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'item_rotation_angle', type: 'number', required: false, to: 'body:geometry.rotation', description: 'Degrees, clockwise' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent frame ID' },
-      { name: 'x_axis_coordinate', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
-      { name: 'y_axis_coordinate_position', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
+      { name: 'x_axis_coordinate', type: 'number', required: false, to: 'body:position.x', description: 'X position' },
+      { name: 'y_axis_coordinate_position', type: 'number', required: false, to: 'body:position.y', description: 'Y position' },
     ],
     success: [200],
     plan: 'all',
@@ -1474,15 +1478,16 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'board_id', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
       { name: 'frame_fill_color', type: 'string', required: false, to: 'body:style.fillColor', enum: ['#f5f6f8', '#d5f692', '#d0e17a', '#93d275', '#67c6c0', '#23bfe7', '#a6ccf5', '#7b92ff', '#fff9b1', '#f5d128', '#ff9d48', '#f16c7f', '#ea94bb', '#ffcee0', '#b384bb', '#000000'], description: 'Omit for transparent' },
-      { name: 'frame_format', type: 'string', required: false, to: 'body:data.format', enum: ['custom'], description: 'Only custom' },
+      { name: 'frame_format', type: 'string', required: false, to: 'body:data.format', enum: ['custom'], description: 'Only custom; sent if omitted' },
       { name: 'frame_height_pixels', type: 'number', required: false, to: 'body:geometry.height', description: 'Height in px' },
       { name: 'frame_title', type: 'string', required: false, to: 'body:data.title', description: 'Shown title' },
-      { name: 'frame_type', type: 'string', required: false, to: 'body:data.type', enum: ['freeform'], description: 'Only freeform' },
+      { name: 'frame_type', type: 'string', required: false, to: 'body:data.type', enum: ['freeform'], description: 'Only freeform; sent if omitted' },
       { name: 'frame_width_in_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'position_y_coordinate', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
       { name: 'reveal_frame_content', type: 'boolean', required: false, to: 'body:data.showContent', description: 'Show content (enterprise only)' },
       { name: 'x_axis_position_on_board', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
     ],
+    whenOmitted: { frame_format: 'custom', frame_type: 'freeform' },
     success: [201],
     plan: 'all',
     scope: 'boards:write',
@@ -1619,12 +1624,13 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'board_id', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
       { name: 'mindmap_node_content', type: 'string', required: false, to: 'body:data.nodeView.data.content', description: 'The node text' },
-      { name: 'node_type', type: 'string', required: false, to: 'body:data.nodeView.data.type', enum: ['text'], description: 'Only text is valid' },
+      { name: 'node_type', type: 'string', required: false, to: 'body:data.nodeView.data.type', enum: ['text'], description: 'Only text; sent if omitted' },
       { name: 'node_width_pixels', type: 'number', required: false, to: 'body:geometry.width', description: 'Width in px' },
       { name: 'parent_frame_id', type: 'string', required: false, to: 'body:parent.id', description: 'Parent node; omit for a new map' },
       { name: 'x_coordinate', type: 'number', required: false, default: 0, to: 'body:position.x', description: 'X position' },
       { name: 'y_coordinate', type: 'number', required: false, default: 0, to: 'body:position.y', description: 'Y position' },
     ],
+    whenOmitted: { node_type: 'text' },
     success: [201],
     plan: 'all',
     scope: 'boards:write',
@@ -2000,6 +2006,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'group_data_by_period', type: 'string', required: false, to: 'query:period', enum: ['DAY', 'WEEK', 'MONTH'], description: 'WEEK if omitted' },
     ],
     success: [200],
+    answersArray: true,
     plan: 'app-management-token',
     scope: 'boards:read',
     rule: 'metrics-date-range',
@@ -2461,3 +2468,16 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     requestSchema: 'UpdateTeamSettings',
   },
 ];
+
+/**
+ * Contract defaults this catalogue deliberately does not apply. The contract gives the x and y of
+ * document, embed and image items "default 0", which says where a new item goes; applied on an
+ * update, it would move an item the caller only renamed to the board centre. So on the update
+ * tools an omitted coordinate is not sent and the item stays where it is; passing 0 still moves it
+ * to the centre. The listed schemas advertise no default there, and the tool descriptions say so.
+ */
+export const contractDefaultsNotApplied: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  'CanvasApi.UpdateDocumentItemOnBoard': { x_axis_coordinate_on_board: 0, y_axis_coordinate: 0 },
+  'CanvasApi.UpdateEmbedItemOnBoard': { x_axis_coordinate_on_board: 0, y_axis_coordinate: 0 },
+  'CanvasApi.UpdateBoardImage': { x_axis_coordinate: 0, y_axis_coordinate_position: 0 },
+};

@@ -15,6 +15,25 @@ import { inputSchemaFor } from './params.js';
 
 type Json = Record<string, unknown>;
 
+/**
+ * A catalogue entry with what the handler needs beyond the base shape (catalogue-types.ts) so
+ * that every request carries the body the platform's API requires.
+ */
+export interface CanvasEntry extends CanvasToolEntry {
+  /**
+   * Sent for an omitted parameter whose only valid value the platform's body requires (a mind-map
+   * node's type is always `text`). Not advertised as a default; the parameter's description says so.
+   */
+  whenOmitted?: Readonly<Record<string, string>>;
+  /**
+   * Parameters the required body cannot do without although the contract marks them optional (the
+   * URL of a new document, image or embed): a call without them is refused before anything is sent.
+   */
+  bodyNeeds?: readonly string[];
+  /** The platform answers with a JSON array (a list without envelope) rather than an object. */
+  answersArray?: boolean;
+}
+
 export interface CanvasApiDeps {
   client: UpstreamClient;
   /** Request-body schemas of the two-mode tools, keyed by tool name without the prefix. */
@@ -43,7 +62,7 @@ export function hintsFor(effect: CanvasEffect): ToolHints {
 /** Any JSON object: the platform's own answer, nulls pruned, plus paging hints. */
 const canvasOutput = z.looseObject({});
 
-export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
+export function canvasTool(entry: CanvasEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
   const truncationHint = truncationHintFor(entry);
   return {
     name: entry.name,
@@ -61,7 +80,7 @@ export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, 
   };
 }
 
-export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
+export async function runCanvasTool(entry: CanvasEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
   let body: unknown;
   if (entry.requestSchema) {
     const schema = deps.requestSchemas[entry.requestSchema];
@@ -74,7 +93,7 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
   const pathParams: Record<string, string> = {};
   const query: Record<string, QueryValue> = {};
   for (const param of entry.params) {
-    const value = args[param.name] ?? param.sentWhenOmitted;
+    const value = args[param.name] ?? param.sentWhenOmitted ?? entry.whenOmitted?.[param.name];
     if (value === undefined || param.to === 'tool' || param.to === 'body') continue;
     const [where, target = ''] = splitTarget(param.to);
     if (where === 'path') pathParams[target] = String(value);
@@ -86,11 +105,13 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     const tagParam = entry.params.find((p) => p.to === 'query:tag_id')?.name ?? 'tag_id';
     throw ToolError.invalidParameter(tagParam, 'is required: without it the request would delete the item itself');
   }
+  checkBody(entry, args, body);
 
   let response;
   try {
     response = await deps.client.request<unknown>({
       method: entry.method,
+      effect: entry.effect, // retries follow what the tool does (a create is never sent twice), not the HTTP method
       path: entry.path,
       pathParams,
       query,
@@ -102,6 +123,34 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     throw error instanceof ToolError && error.details.kind === 'forbidden' ? withAccessHint(error, entry) : error;
   }
   return shapeResult(entry, args, response.status, response.data);
+}
+
+/** Methods whose requests carry the tool's body parameters. */
+const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH'];
+
+/**
+ * A tool whose parameters fill a body sends one the platform accepts, or nothing at all: the
+ * platform requires a body on every such endpoint, so a call that gives none of its body
+ * parameters (an update with nothing to change) is refused, and so is a create without a field
+ * the body cannot do without (`bodyNeeds`). The refusal names the parameters that would fill it.
+ */
+function checkBody(entry: CanvasEntry, args: Json, body: unknown): void {
+  const needed = (entry.bodyNeeds ?? []).filter((name) => args[name] === undefined);
+  if (needed.length) {
+    throw ToolError.invalidInput(needed.map((parameter) => ({ parameter, problem: 'is required: the platform refuses the request without it' })));
+  }
+  const bodyParams = entry.params.filter((p) => p.to.startsWith('body:'));
+  if (!bodyParams.length || !BODY_METHODS.includes(entry.method)) return;
+  const sent = body === undefined ? undefined : pruneEmpty(body);
+  if (isRecord(sent) && Object.keys(sent).length > 0) return;
+  const names = bodyParams.map((p) => p.name);
+  const what = entry.effect === 'update' ? 'there is nothing to change' : 'the platform needs a request body';
+  throw new ToolError({
+    kind: 'invalid_input',
+    message: `Invalid arguments (nothing was sent): give at least one of ${names.join(', ')}; otherwise ${what}.`,
+    nextStep: 'Add the parameters to set and call the tool again.',
+    issues: names.map((parameter) => ({ parameter, problem: 'not given; at least one of the listed parameters is needed' })),
+  });
 }
 
 /** A 403 names what this endpoint needs: the token's scope and, for enterprise tools, the plan. */
@@ -209,10 +258,12 @@ function labelFor(entry: CanvasToolEntry, pathParams: Record<string, string>): s
  * URLs), and for lists the way to the next page given once, as `next_page` in this tool's own
  * parameter names (the platform's `cursor` and page links are dropped).
  */
-export function shapeResult(entry: CanvasToolEntry, args: Json, status: number, data: unknown): Json {
+export function shapeResult(entry: CanvasEntry, args: Json, status: number, data: unknown): Json {
   if (data === undefined || data === null || data === '') {
+    if (entry.effect === 'read') throw unexpectedShape(entry, status, 'no content');
     return { success: true, status, message: `${entry.title}: done (the platform returns no content for this call).` };
   }
+  if (Array.isArray(data) ? !entry.answersArray : !isRecord(data)) throw unexpectedShape(entry, status, Array.isArray(data) ? 'a JSON array' : `a JSON ${typeof data}`);
   const result: Json = withoutSelfLinks(Array.isArray(data) ? { data: pruneEmpty(data) } : pruneEmpty(data as Json)) as Json;
   const next = nextPage(entry, args, result);
   if (entry.pagination) {
@@ -226,6 +277,19 @@ export function shapeResult(entry: CanvasToolEntry, args: Json, status: number, 
   }
   if (next) result.next_page = next;
   return result;
+}
+
+/** A success status whose body is not what the endpoint answers: the platform's fault, not the caller's nor this server's. */
+function unexpectedShape(entry: CanvasEntry, status: number, got: string): ToolError {
+  const expected = entry.answersArray ? 'a JSON object or array' : 'a JSON object';
+  return new ToolError({
+    kind: 'upstream_error',
+    status,
+    message: `The platform's answer to ${entry.name} (${entry.method} ${entry.path}, HTTP ${status}) was not in the expected shape: ${expected} was expected, it sent ${got}.`,
+    nextStep:
+      (entry.effect === 'read' ? '' : 'The change may have been made: read the resource before trying again. ') +
+      'Check that the API base URL points at the platform itself (not a proxy or login page); if it does, try again later.',
+  });
 }
 
 /** Page links of list answers: `next_page` says the same in the tool's own terms. */
