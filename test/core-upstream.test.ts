@@ -5,9 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ToolError } from '../src/core/errors.js';
 import type { Logger } from '../src/core/logger.js';
+import { ConcurrencyLimiter } from '../src/core/concurrency.js';
 import {
   UpstreamClient,
   buildPath,
+  effectOf,
+  mayResend,
   buildQueryString,
   defaultRetryAfterSeconds,
   isIdempotent,
@@ -109,6 +112,23 @@ function capturingLogger(): { logger: Logger; lines: Record<string, unknown>[]; 
       return raws.map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     text: () => raws.join(''),
+  };
+}
+
+/** A clock that only moves when the client sleeps: waits are exact and instant. */
+function fakeClock(start = Date.UTC(2030, 0, 1)): { now: () => Date; sleep: (ms: number) => Promise<void>; delays: number[]; advance: (ms: number) => void } {
+  let at = start;
+  const delays: number[] = [];
+  return {
+    now: () => new Date(at),
+    sleep: async (ms) => {
+      delays.push(ms);
+      at += ms;
+    },
+    delays,
+    advance: (ms) => {
+      at += ms;
+    },
   };
 }
 
@@ -329,7 +349,7 @@ test('backoff is capped by maxDelayMs', async (t) => {
     random: () => 1,
     retry: { maxRetries: 4, baseDelayMs: 300, maxDelayMs: 1000 },
   });
-  await client.request({ method: 'PUT', path: '/x', body: {} });
+  await client.request({ method: 'PUT', path: '/x', body: {}, effect: 'update' });
   assert.deepEqual(delays, [300, 600, 1000, 1000]);
 });
 
@@ -427,26 +447,43 @@ test('429 with a wait over the cap -> rate_limited with retryAfterSeconds, no wa
   assert.equal(server.seen.length, 1);
 });
 
-test('429 without a known wait is not retried; repeated 429s exhaust the budget', async (t) => {
+test('429 without a usable reset time waits at least 1 s, then longer; never "0 seconds"; repeated 429s exhaust the budget', async (t) => {
   const server = await startServer([
     json(429, {}),
+    json(429, {}, { 'retry-after': '0' }),
+    json(201, { id: 'new' }),
     json(429, {}, { 'retry-after': '1' }),
     json(429, {}, { 'retry-after': '1' }),
     json(429, {}, { 'retry-after': '1' }),
   ]);
   t.after(server.close);
-  const { client, delays } = makeClient(server.url);
-  const unknown = await toolError(client.request({ method: 'POST', path: '/x', body: {} }));
-  assert.equal(unknown.details.kind, 'rate_limited');
-  assert.equal(unknown.details.retryAfterSeconds, undefined);
-  assert.match(unknown.details.nextStep ?? '', /Wait/);
-  assert.equal(server.seen.length, 1);
+  const clock = fakeClock();
+  const { client } = makeClient(server.url, { now: clock.now, sleep: clock.sleep });
+  const res = await client.request({ method: 'POST', path: '/x', body: {} });
+  assert.deepEqual(res.data, { id: 'new' });
+  assert.equal(server.seen.length, 3, 'a 429 was not processed, so even a POST is sent again');
+  assert.deepEqual(clock.delays, [1000, 2000], 'no header (and Retry-After: 0) -> 1 s, then doubled');
 
   const exhausted = await toolError(client.request({ method: 'POST', path: '/x', body: {} }));
   assert.equal(exhausted.details.kind, 'rate_limited');
   assert.equal(exhausted.details.retryAfterSeconds, 1);
-  assert.equal(server.seen.length, 4);
-  assert.deepEqual(delays, [1000, 1000]);
+  assert.match(exhausted.message, /allowed again in 1 second\b/);
+  assert.match(exhausted.message, /not carried out/);
+  assert.equal(server.seen.length, 6);
+  assert.deepEqual(clock.delays, [1000, 2000, 1000, 1000]);
+});
+
+test('a 429 without a reset time that is over the wait cap reports at least 1 second, never 0', async (t) => {
+  const server = await startServer([json(429, {}), json(200, {})]);
+  t.after(server.close);
+  const clock = fakeClock();
+  const { client } = makeClient(server.url, { now: clock.now, sleep: clock.sleep, rateLimit: { maxWaitMs: 500 } });
+  const error = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(error.details.kind, 'rate_limited');
+  assert.equal(error.details.retryAfterSeconds, 1);
+  assert.doesNotMatch(JSON.stringify(error.toJSON()), /\b0 seconds/);
+  assert.match(error.details.nextStep ?? '', /Wait 1 second and retry/);
+  assert.equal(server.seen.length, 1);
 });
 
 test('POST is retried after ECONNREFUSED (closed port), then reaches the server once', async (t) => {
@@ -765,4 +802,392 @@ test('a second 401 after a refresh, or a refresh that yields nothing, is reporte
   } finally {
     await none.close();
   }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Retries follow the operation's effect, not the HTTP method
+
+const html502: Handler = raw(502, '<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>', {
+  'content-type': 'text/html',
+});
+
+test('retry table: creates and actions are sent once after 5xx, HTML 502, reset or timeout; reads, updates and deletes again', async (t) => {
+  const operations = [
+    { method: 'GET', effect: 'read', resend: true, ok: json(200, { ok: true }) },
+    { method: 'POST', effect: 'create', resend: false, ok: json(201, { id: 'new' }) },
+    { method: 'PUT', effect: 'create', resend: false, ok: json(201, { id: 'copy' }) },
+    { method: 'POST', effect: 'action', resend: false, ok: raw(204, '') },
+    { method: 'PATCH', effect: 'update', resend: true, ok: json(200, { id: 'i1' }) },
+    { method: 'PUT', effect: 'update', resend: true, ok: json(200, { id: 'g1' }) },
+    { method: 'DELETE', effect: 'delete', resend: true, ok: raw(204, '') },
+  ] as const;
+  const faults: [string, Handler][] = [
+    ['503', json(503, { message: 'busy' })],
+    ['HTML 502', html502],
+    ['reset', resetSocket],
+    ['timeout', hang],
+  ];
+  for (const op of operations) {
+    for (const [faultName, fault] of faults) {
+      const label = `${op.method} (${op.effect}) after ${faultName}`;
+      const server = await startServer([fault, op.ok]);
+      t.after(server.close);
+      const { client } = makeClient(server.url, { timeoutMs: 150 });
+      const request = client.request({ method: op.method, effect: op.effect, path: '/things/{id}', pathParams: { id: 'x1' }, body: op.method === 'GET' || op.method === 'DELETE' ? undefined : { a: 1 } });
+      if (op.resend) {
+        const res = await request;
+        assert.ok(res.status >= 200 && res.status < 300, label);
+        assert.equal(server.seen.length, 2, `${label}: sent again`);
+      } else {
+        const error = await toolError(request);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        assert.equal(server.seen.length, 1, `${label}: sent exactly once`);
+        assert.match(error.message, /may have (reached IncidentOps and )?been carried out|may have been carried out despite the error/, label);
+        assert.match(error.message, /not sent again/, label);
+        assert.match(error.details.nextStep ?? '', /may or may not have been applied; check the current state/, label);
+        if (faultName === 'timeout') assert.equal(error.details.kind, 'timeout', label);
+        if (faultName === 'reset') assert.equal(error.details.kind, 'network_error', label);
+        if (faultName === '503' || faultName === 'HTML 502') assert.equal(error.details.kind, 'upstream_error', label);
+      }
+      await server.close();
+    }
+  }
+});
+
+test('without an effect: GET and DELETE are resent, POST, PUT and PATCH are not; idempotent overrides both ways', async (t) => {
+  const cases = [
+    { req: { method: 'GET' }, sends: 2 },
+    { req: { method: 'DELETE' }, sends: 2 },
+    { req: { method: 'PUT', body: {} }, sends: 1 },
+    { req: { method: 'POST', body: {} }, sends: 1 },
+    { req: { method: 'PATCH', body: {} }, sends: 1 },
+    { req: { method: 'PUT', body: {}, idempotent: true }, sends: 2 },
+    { req: { method: 'POST', body: {}, effect: 'create', idempotent: true }, sends: 2 },
+    { req: { method: 'DELETE', idempotent: false }, sends: 1 },
+    { req: { method: 'PATCH', body: {}, effect: 'update', idempotent: false }, sends: 1 },
+  ] as const;
+  for (const { req, sends } of cases) {
+    const server = await startServer([json(500, {}), json(200, {})]);
+    t.after(server.close);
+    const { client } = makeClient(server.url);
+    await client.request({ path: '/x', ...req }).catch(() => undefined);
+    assert.equal(server.seen.length, sends, JSON.stringify(req));
+    await server.close();
+  }
+  assert.equal(mayResend({ method: 'PUT' }), false);
+  assert.equal(mayResend({ method: 'PUT', effect: 'update' }), true);
+  assert.equal(mayResend({ method: 'PUT', effect: 'create' }), false);
+  assert.equal(mayResend({ method: 'POST', effect: 'action' }), false);
+  assert.equal(mayResend({ method: 'POST', effect: 'update' }), true);
+  assert.equal(effectOf({ method: 'HEAD' }), 'read');
+  assert.equal(effectOf({ method: 'PATCH' }), undefined);
+});
+
+test('a create is resent only when it provably never reached the platform (DNS, refused), and says so when all attempts failed', async () => {
+  const deadPort = await closedPort();
+  let calls = 0;
+  const { client } = makeClient(`http://127.0.0.1:${deadPort}`, {
+    fetch: (input, init) => {
+      calls += 1;
+      return fetch(input, init);
+    },
+  });
+  const error = await toolError(client.request({ method: 'PUT', effect: 'create', path: '/boards', query: { copy_from: 'b1' }, body: {} }));
+  assert.equal(error.details.kind, 'network_error');
+  assert.equal(calls, 3, 'never reached the platform: sent again within the budget');
+  assert.match(error.message, /Nothing reached IncidentOps, so nothing was changed/);
+  assert.doesNotMatch(error.message, /may have/);
+});
+
+test('a 2xx whose body breaks while being read: a create is not resent and the error says it was answered', async (t) => {
+  const broken: Handler = (_req, res) => {
+    res.writeHead(201, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{"id":"new-board"');
+    setTimeout(() => res.socket?.destroy(), 20);
+  };
+  const server = await startServer([broken, json(201, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'POST', effect: 'create', path: '/boards', body: {} }));
+  assert.equal(error.details.kind, 'network_error');
+  assert.equal(error.details.status, 201);
+  assert.match(error.message, /after IncidentOps answered HTTP 201/);
+  assert.match(error.details.nextStep ?? '', /check the current state/);
+  assert.equal(server.seen.length, 1);
+});
+
+test('a delete resent after an ambiguous failure that then gets 404 reports success with a note', async (t) => {
+  for (const [name, fault] of [
+    ['HTTP 503', json(503, {})],
+    ['reset', resetSocket],
+    ['no answer within 150 ms', hang],
+  ] as const) {
+    const server = await startServer([fault, json(404, { message: 'Item not found' })]);
+    t.after(server.close);
+    const { client } = makeClient(server.url, { timeoutMs: 150 });
+    const res = await client.request<Record<string, unknown>>({
+      method: 'DELETE',
+      effect: 'delete',
+      path: '/boards/{board}/items/{item}',
+      pathParams: { board: 'b1', item: 'i1' },
+      resourceLabel: 'item i1',
+    });
+    assert.equal(res.alreadyApplied, true, name);
+    assert.equal(res.status, 404);
+    assert.equal(res.data.success, true);
+    assert.equal(res.data.already_deleted, true);
+    assert.equal(res.data.note, res.note);
+    assert.match(res.note ?? '', /earlier attempt of this delete failed/);
+    assert.match(res.note ?? '', new RegExp(name === 'reset' ? 'ECONNRESET|closed unexpectedly' : name));
+    assert.match(res.note ?? '', /most likely deleted item i1/);
+    assert.equal(server.seen.length, 2);
+    await server.close();
+  }
+});
+
+test('a 404 on the first delete attempt, or on a resent update, stays not_found', async (t) => {
+  const first = await startServer([json(404, {})]);
+  t.after(first.close);
+  const { client } = makeClient(first.url);
+  const error = await toolError(client.request({ method: 'DELETE', effect: 'delete', path: '/items/i9' }));
+  assert.equal(error.details.kind, 'not_found');
+
+  const update = await startServer([json(503, {}), json(404, {})]);
+  t.after(update.close);
+  const { client: updater } = makeClient(update.url);
+  const notFound = await toolError(updater.request({ method: 'PATCH', effect: 'update', path: '/items/i9', body: {} }));
+  assert.equal(notFound.details.kind, 'not_found');
+});
+
+test('an update that fails on every attempt says it may have been applied and that calling again is safe', async (t) => {
+  const server = await startServer([json(503, {}), json(503, {}), json(503, {})]);
+  t.after(server.close);
+  const { client } = makeClient(server.url);
+  const error = await toolError(client.request({ method: 'PATCH', effect: 'update', path: '/items/i1', body: { x: 1 } }));
+  assert.equal(error.details.kind, 'upstream_error');
+  assert.match(error.message, /3 attempts/);
+  assert.match(error.message, /may have been carried out/);
+  assert.match(error.details.nextStep ?? '', /safe to call again/);
+  assert.equal(server.seen.length, 3);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Bounded answers
+
+test('an answer larger than maxResponseBytes is abandoned with a clear upstream_error (announced or streamed)', async (t) => {
+  const big = 'x'.repeat(5000);
+  const streamed: Handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"data":"');
+    for (let i = 0; i < 10; i += 1) res.write(big);
+    res.end('"}');
+  };
+  const server = await startServer([
+    raw(200, JSON.stringify({ data: big }), { 'content-type': 'application/json', 'content-length': String(big.length + 11) }),
+    streamed,
+    raw(200, JSON.stringify({ data: 'x'.repeat(1000 - 11) }), { 'content-type': 'application/json' }),
+    json(201, { id: 'new', data: big }),
+    raw(400, `<html>${big}</html>`, { 'content-type': 'text/html' }),
+  ]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { maxResponseBytes: 1000 });
+  assert.equal(client.maxResponseBytes, 1000);
+
+  const announced = await toolError(client.request({ method: 'GET', path: '/boards' }));
+  assert.equal(announced.details.kind, 'upstream_error');
+  assert.equal(announced.details.status, 200);
+  assert.match(announced.message, /larger than 1,000 bytes/);
+  assert.match(announced.message, /announced 5,011 bytes/);
+  assert.match(announced.details.nextStep ?? '', /Narrow the request/);
+  assert.match(announced.details.nextStep ?? '', /TOOLSERVERS_MAX_RESPONSE_BYTES/);
+
+  const chunked = await toolError(client.request({ method: 'GET', path: '/boards' }));
+  assert.equal(chunked.details.kind, 'upstream_error');
+  assert.match(chunked.message, /larger than 1,000 bytes/);
+
+  const exact = await client.request<{ data: string }>({ method: 'GET', path: '/boards' });
+  assert.equal(exact.data.data.length, 989, 'exactly the limit is read');
+
+  const created = await toolError(client.request({ method: 'POST', effect: 'create', path: '/boards', body: {} }));
+  assert.match(created.message, /itself was carried out \(HTTP 201\)/);
+  assert.match(created.details.nextStep ?? '', /Do not repeat it/);
+
+  const errorBody = await toolError(client.request({ method: 'GET', path: '/x' }));
+  assert.equal(errorBody.details.kind, 'bad_request', 'an over-long error body is cut, not an error of its own');
+  assert.equal(errorBody.details.platformMessage?.length, 300);
+  assert.equal(server.seen.length, 5, 'nothing was retried');
+});
+
+test('TOOLSERVERS_MAX_RESPONSE_BYTES and TOOLSERVERS_MAX_CONCURRENT_REQUESTS set the bounds; bad values stop the client', () => {
+  const { client } = makeClient('http://127.0.0.1:9', { env: { TOOLSERVERS_MAX_RESPONSE_BYTES: '1_000_000', TOOLSERVERS_MAX_CONCURRENT_REQUESTS: '4' } });
+  assert.equal(client.maxResponseBytes, 1_000_000);
+  assert.equal(client.stats().maxConcurrentRequests, 4);
+  const { client: defaults } = makeClient('http://127.0.0.1:9', { env: {} });
+  assert.equal(defaults.maxResponseBytes, 20 * 1024 * 1024);
+  assert.equal(defaults.stats().maxConcurrentRequests, 16);
+  const { client: explicit } = makeClient('http://127.0.0.1:9', { env: { TOOLSERVERS_MAX_RESPONSE_BYTES: '5' }, maxResponseBytes: 7 });
+  assert.equal(explicit.maxResponseBytes, 7, 'the option wins over the environment');
+  for (const [name, value] of [
+    ['TOOLSERVERS_MAX_RESPONSE_BYTES', 'lots'],
+    ['TOOLSERVERS_MAX_CONCURRENT_REQUESTS', '0'],
+    ['TOOLSERVERS_MAX_CONCURRENT_REQUESTS', '2.5'],
+  ] as const) {
+    assert.throws(
+      () => makeClient('http://127.0.0.1:9', { env: { [name]: value } }),
+      (error: unknown) => error instanceof ToolError && error.details.kind === 'not_configured' && error.message.includes(name),
+    );
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency and shared rate limits
+
+test('ConcurrencyLimiter: FIFO grants, a cancelled waiter leaves the queue, release is idempotent', async () => {
+  const limiter = new ConcurrencyLimiter(2);
+  const order: string[] = [];
+  const a = await limiter.acquire();
+  const b = await limiter.acquire();
+  const controller = new AbortController();
+  const c = limiter.acquire().then((release) => (order.push('c'), release));
+  const cancelled = limiter.acquire(controller.signal).then(
+    () => order.push('cancelled-granted'),
+    () => order.push('cancelled-rejected'),
+  );
+  const d = limiter.acquire().then((release) => (order.push('d'), release));
+  assert.equal(limiter.queued, 3);
+  controller.abort();
+  await cancelled;
+  assert.equal(limiter.queued, 2, 'the cancelled waiter is gone');
+  a();
+  a();
+  const releaseC = await c;
+  assert.equal(limiter.inFlight, 2);
+  b();
+  const releaseD = await d;
+  assert.deepEqual(order, ['cancelled-rejected', 'c', 'd']);
+  releaseC();
+  releaseD();
+  assert.equal(limiter.inFlight, 0);
+  await assert.rejects(limiter.acquire(AbortSignal.abort()));
+  assert.throws(() => new ConcurrencyLimiter(0), RangeError);
+});
+
+test('300 parallel requests never have more than maxConcurrentRequests in flight at the upstream', async (t) => {
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let served = 0;
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    req.resume();
+    req.on('end', () => {
+      setTimeout(() => {
+        inFlight -= 1;
+        served += 1;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      }, 5);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const { client } = makeClient(`http://127.0.0.1:${port}`, { env: {} });
+  let maxQueued = 0;
+  const sampler = setInterval(() => {
+    maxQueued = Math.max(maxQueued, client.stats().queued);
+  }, 1);
+  const calls = Array.from({ length: 300 }, (_, i) => client.request({ method: 'GET', path: '/items/{id}', pathParams: { id: String(i) } }));
+  const results = await Promise.all(calls).finally(() => clearInterval(sampler));
+  assert.equal(results.length, 300);
+  assert.equal(served, 300);
+  assert.ok(maxInFlight <= 16, `at most 16 in flight (saw ${maxInFlight})`);
+  assert.equal(maxInFlight, 16, 'the cap is used');
+  assert.ok(maxQueued > 100, `the rest waited in the queue (at most ${maxQueued} at once)`);
+  assert.deepEqual(client.stats().inFlight, 0);
+});
+
+test('a request cancelled while it waits for a slot leaves the queue and sends nothing', async (t) => {
+  const server = await startServer([slow(300, json(200, { first: true })), json(200, { third: true })]);
+  t.after(server.close);
+  const { client } = makeClient(server.url, { maxConcurrentRequests: 1 });
+  const first = client.request({ method: 'GET', path: '/slow' });
+  const controller = new AbortController();
+  const second = toolError(client.request({ method: 'POST', effect: 'create', path: '/boards', body: {}, signal: controller.signal }));
+  const third = client.request({ method: 'GET', path: '/next' });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(client.stats().queued, 2);
+  controller.abort();
+  const cancelled = await second;
+  assert.equal(cancelled.details.kind, 'cancelled');
+  assert.match(cancelled.message, /before anything was sent/);
+  assert.match(cancelled.details.nextStep ?? '', /Nothing to do/);
+  assert.equal(client.stats().queued, 1);
+  assert.deepEqual((await first).data, { first: true });
+  assert.deepEqual((await third).data, { third: true });
+  assert.deepEqual(server.seen.map((s) => s.url), ['/slow', '/next']);
+});
+
+test('a 429 holds back every request of the client; a wait over the cap fails the others fast without sending', async (t) => {
+  const server = await startServer([json(429, {}, { 'retry-after': '60' }), json(200, { later: true })]);
+  t.after(server.close);
+  const clock = fakeClock();
+  const { client } = makeClient(server.url, { now: clock.now, sleep: clock.sleep });
+  const limited = await toolError(client.request({ method: 'GET', path: '/a' }));
+  assert.equal(limited.details.retryAfterSeconds, 60);
+  clock.advance(15_000);
+  const held = await toolError(client.request({ method: 'POST', effect: 'create', path: '/b', body: {} }));
+  assert.equal(held.details.kind, 'rate_limited');
+  assert.equal(held.details.retryAfterSeconds, 45);
+  assert.match(held.message, /This request was not sent/);
+  assert.equal(server.seen.length, 1);
+  clock.advance(45_000);
+  const later = await client.request({ method: 'GET', path: '/c' });
+  assert.deepEqual(later.data, { later: true });
+  assert.deepEqual(clock.delays, [], 'nothing slept: over the cap fails fast, after it nothing is held');
+});
+
+test('a 429 without reset headers holds back another call of the same client for at least 1 s (real time)', async (t) => {
+  const events: { what: string; at: number }[] = [];
+  let limitedOnce = false;
+  let answered429: () => void = () => undefined;
+  const sent429 = new Promise<void>((resolve) => {
+    answered429 = resolve;
+  });
+  const server = createServer((req, res) => {
+    events.push({ what: `${req.method} ${req.url}`, at: performance.now() });
+    req.resume();
+    if (req.url === '/a' && !limitedOnce) {
+      limitedOnce = true;
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end('{"message":"Too many requests"}', () => answered429());
+      events.push({ what: '429 sent', at: performance.now() });
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const client = new UpstreamClient({ baseUrl: `http://127.0.0.1:${port}`, platformName: 'CanvasApi', authorization: () => 'Bearer abcdefgh12345678' });
+  const a = client.request({ method: 'GET', path: '/a' });
+  await sent429;
+  while (client.stats().notBefore === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  const b = client.request({ method: 'POST', effect: 'create', path: '/b', body: {} });
+  await Promise.all([a, b]);
+  const at = (what: string): number => {
+    const event = events.find((e) => e.what === what);
+    assert.ok(event, what);
+    return event.at;
+  };
+  const limitedAt = at('429 sent');
+  assert.deepEqual(
+    events.map((e) => e.what),
+    ['GET /a', '429 sent', ...events.slice(2).map((e) => e.what)],
+  );
+  for (const later of events.slice(2)) {
+    assert.ok(later.at - limitedAt >= 990, `${later.what} came ${Math.round(later.at - limitedAt)} ms after the 429 (at least 1 s)`);
+  }
+  assert.equal(events.length, 4, 'A once more and B once');
 });

@@ -4,24 +4,60 @@
  * It knows neither platform: base URL, credentials, rate-limit headers and error bodies
  * come in as options. Every failure leaves as a ToolError.
  *
- * Data safety first: a request that may have reached the server is never repeated unless
- * its method is idempotent. POST and PATCH are repeated only when the platform provably
- * did not process them (HTTP 429, or a connection that was never established).
+ * Nothing lost, nothing done twice. Whether a request may be sent again is decided by what
+ * the operation does (its `effect`), not by its HTTP method:
+ *
+ * - Every request is sent again when it provably never reached the platform (connection
+ *   refused, DNS failure, connect timeout), after a 429 (the platform refused it) and once
+ *   after a 401 with renewed credentials.
+ * - Reads, updates (setting fields) and deletes are also sent again after a 5xx, a reset
+ *   connection or a timeout, within the small retry budget: doing them twice does no harm.
+ *   A delete sent again that then gets 404 is reported as done, with a note that an earlier
+ *   attempt had most likely done it.
+ * - Creates and other actions (and any POST, PUT or PATCH whose effect is not given) are
+ *   never sent again once they may have reached the platform: after a reset, a timeout or
+ *   any HTTP answer (5xx and proxy pages included) the error says that the operation may
+ *   have happened and what to check before calling again.
+ *
+ * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
+ * queue in arrival order), a 429 holds back every request of the client until the platform
+ * allows them again, and an answer is read as a stream and abandoned past `maxResponseBytes`.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { ConcurrencyLimiter } from './concurrency.js';
 import { isRecord } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'PUT' | 'DELETE' | 'POST' | 'PATCH';
 
+/**
+ * What an operation does to data (the same words as the CanvasApi catalogue):
+ * read, create, update (sets fields: same result when done twice), delete, action (anything
+ * else that must not happen twice, e.g. revoking a token).
+ */
+export type OperationEffect = 'read' | 'create' | 'update' | 'delete' | 'action';
+
 const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'POST', 'PATCH'];
 const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
-/** 5xx answers worth repeating (for idempotent methods only). 501 means "never will work". */
+/** 5xx answers worth repeating (for operations that are safe to repeat only). 501 means "never will work". */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 /** Connection-level failures where the request provably never reached the server. */
 const NEVER_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Defaults of the bounds; each can be set per client (options) or for the process (environment). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_MAX_CONCURRENT_REQUESTS = 16;
+export const DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS = 1000;
+export const DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS = 30_000;
+/** Environment variables read when the options leave a bound unset. */
+export const UPSTREAM_ENV = {
+  maxResponseBytes: 'TOOLSERVERS_MAX_RESPONSE_BYTES',
+  maxConcurrentRequests: 'TOOLSERVERS_MAX_CONCURRENT_REQUESTS',
+} as const;
+/** Error answers are only read this far (a message and details fit many times over). */
+const ERROR_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
@@ -51,6 +87,18 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** Human name of the target for messages, e.g. `Incident PABC123`. */
   resourceLabel?: string;
+  /**
+   * What the operation does; decides whether it may be sent again after a failure that may
+   * have reached the platform (see the file comment). When absent: GET, HEAD and OPTIONS are
+   * reads, DELETE is a delete, and POST, PUT and PATCH are treated as possibly creating.
+   */
+  effect?: OperationEffect;
+  /**
+   * Explicit override: true when sending the request twice has the same outcome as once
+   * (resent after 5xx, reset, timeout); false when it must never be sent twice once it may
+   * have reached the platform. Wins over `effect`.
+   */
+  idempotent?: boolean;
 }
 
 export interface UpstreamResponse<T> {
@@ -58,6 +106,14 @@ export interface UpstreamResponse<T> {
   headers: Headers;
   /** Parsed JSON, or undefined for 204 / an empty body. */
   data: T;
+  /**
+   * True when a delete that had to be sent again found the resource gone (HTTP 404): an
+   * earlier attempt had most likely deleted it. `data` is then
+   * `{ success: true, already_deleted: true, note }` and `status` is the 404.
+   */
+  alreadyApplied?: boolean;
+  /** Says what happened when `alreadyApplied` is set. */
+  note?: string;
 }
 
 export interface PlatformErrorInfo {
@@ -70,6 +126,8 @@ export interface ErrorDescriptionContext {
   kind: ToolErrorKind;
   platformName: string;
   method: HttpMethod;
+  /** The operation's effect as the request gave it (or as its method implies). */
+  effect?: OperationEffect;
   /** The path template as the caller gave it. */
   pathTemplate: string;
   /** The concrete path (IDs substituted and encoded, no query). */
@@ -84,6 +142,8 @@ export interface ErrorDescriptionContext {
   retryAfterSeconds?: number;
   /** How many attempts were made. */
   attempts: number;
+  /** True when an attempt may have reached the platform and been carried out although it failed. */
+  mayHaveHappened: boolean;
   /** What the client would say without the hook. */
   defaultMessage: string;
   defaultNextStep: string;
@@ -104,8 +164,15 @@ export interface RetryOptions {
 }
 
 export interface RateLimitOptions {
-  /** Longest rate-limit wait the client sits out by itself (default 10000 ms). */
+  /** Longest rate-limit wait the client sits out by itself (default 10000 ms); longer ones are reported. */
   maxWaitMs?: number;
+  /**
+   * Wait after a 429 that says nothing usable about when to come back (no header, or 0):
+   * starts here (default 1000 ms, never less than 1000) and doubles while 429s keep coming.
+   */
+  minBackoffMs?: number;
+  /** Cap of that doubling wait (default 30000 ms). */
+  maxBackoffMs?: number;
 }
 
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -125,12 +192,24 @@ export interface UpstreamClientOptions {
   missingCredentialsMessage?: string;
   missingCredentialsNextStep?: string;
   defaultHeaders?: Record<string, string>;
-  /** Per attempt (default 30000). */
+  /** Per attempt (default 30000), counted from when the attempt is sent (not while it queues). */
   timeoutMs?: number;
   /** When given, every other method is refused before anything is sent. */
   allowedMethods?: readonly HttpMethod[];
   retry?: RetryOptions;
   rateLimit?: RateLimitOptions;
+  /**
+   * Largest answer read, in bytes (default: TOOLSERVERS_MAX_RESPONSE_BYTES, else 20 MiB). A
+   * larger answer is abandoned mid-stream and reported as an upstream_error.
+   */
+  maxResponseBytes?: number;
+  /**
+   * Requests of this client in flight at once (default: TOOLSERVERS_MAX_CONCURRENT_REQUESTS,
+   * else 16); more wait in a FIFO queue, and leave it when cancelled.
+   */
+  maxConcurrentRequests?: number;
+  /** Where the TOOLSERVERS_* bounds are read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Seconds until a 429 may be retried; default reads `Retry-After`. */
   retryAfterSeconds?: (response: Response, now: Date) => number | undefined;
   /** Reads the platform's error body (JSON when it parsed, else the raw text). */
@@ -145,8 +224,28 @@ export interface UpstreamClientOptions {
   random?: () => number;
 }
 
+/** HTTP semantics only (RFC 9110). Retries do not use it: see `mayResend`. */
 export function isIdempotent(method: HttpMethod): boolean {
   return IDEMPOTENT_METHODS.has(method);
+}
+
+/** The effect a request declares, or the one its method implies when that is unambiguous. */
+export function effectOf(req: Pick<UpstreamRequest, 'method' | 'effect'>): OperationEffect | undefined {
+  if (req.effect) return req.effect;
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return 'read';
+  if (req.method === 'DELETE') return 'delete';
+  return undefined; // POST, PUT, PATCH: may create; never guessed
+}
+
+/**
+ * Whether the request may be sent again after a failure that may have reached the platform
+ * (5xx, reset connection, timeout): reads, updates and deletes yes; creates, actions and
+ * requests of unknown effect no.
+ */
+export function mayResend(req: Pick<UpstreamRequest, 'method' | 'effect' | 'idempotent'>): boolean {
+  if (req.idempotent !== undefined) return req.idempotent;
+  const effect = effectOf(req);
+  return effect === 'read' || effect === 'update' || effect === 'delete';
 }
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
@@ -318,14 +417,120 @@ function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
+
+/** A whole number ≥ 1 from the option, else the environment, else the default; anything else stops the server at start. */
+function boundSetting(option: number | undefined, env: NodeJS.ProcessEnv, name: string, fallback: number, platformName: string): number {
+  if (option !== undefined) {
+    if (!Number.isSafeInteger(option) || option < 1) {
+      throw new ToolError({
+        kind: 'not_configured',
+        message: `The ${platformName} client was given an invalid bound (${String(option)}) where ${name} would apply; it must be a whole number of at least 1.`,
+        nextStep: 'This is a bug in the tool server configuration; report it.',
+      });
+    }
+    return option;
+  }
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ToolError({
+      kind: 'not_configured',
+      message: `${name} must be a whole number of at least 1 (got "${raw.slice(0, 40)}").`,
+      nextStep: `Set ${name} to a whole number, or unset it for the default (${fallback}).`,
+    });
+  }
+  return value;
+}
+
+/** `1 second`, `60 seconds`. */
+function seconds(count: number): string {
+  return `${count} second${count === 1 ? '' : 's'}`;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes.toLocaleString('en-US');
+}
+
+interface CappedBody {
+  /** What was read, up to the cap (empty when an overflowing body was not kept). */
+  bytes: Buffer;
+  /** True when the body went on past the cap and reading was abandoned. */
+  overflow: boolean;
+}
+
+/**
+ * Reads a body as a stream, never holding more than `limit` bytes: past it the stream is
+ * cancelled (which frees the connection). Abort of `signal` cancels it as well.
+ */
+async function readCapped(response: Response, limit: number, signal: AbortSignal, keepOnOverflow: boolean): Promise<CappedBody> {
+  const stream = response.body;
+  if (!stream) return { bytes: Buffer.alloc(0), overflow: false };
+  const reader = stream.getReader();
+  const cancel = (reason?: unknown): void => void reader.cancel(reason).catch(() => undefined);
+  const onAbort = (): void => cancel(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await raceAbort(reader.read(), signal);
+      if (done) return { bytes: Buffer.concat(chunks, size), overflow: false };
+      if (size + value.byteLength > limit) {
+        cancel();
+        if (!keepOnOverflow) return { bytes: Buffer.alloc(0), overflow: true };
+        chunks.push(value.subarray(0, limit - size));
+        return { bytes: Buffer.concat(chunks, limit), overflow: true };
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch (error) {
+    cancel();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+type FailureKind = 'cancelled' | 'timeout' | 'network_error';
+
 type AttemptOutcome =
-  | { type: 'response'; response: Response; text: string }
-  | { type: 'failure'; kind: 'cancelled' | 'timeout' | 'network_error'; code?: string; neverSent: boolean };
+  | { type: 'response'; response: Response; text: string; sentAt: number }
+  | { type: 'too_large'; response: Response; limit: number; declared?: number }
+  | {
+      type: 'failure';
+      kind: FailureKind;
+      code?: string;
+      /** Provably never reached the platform (refused, DNS, still queued). */
+      neverSent: boolean;
+      /** The status line, when the answer's head arrived before the failure. */
+      status?: number;
+    };
 
 interface RequestContext {
   req: UpstreamRequest;
   path: string;
   secrets: string[];
+  effect: OperationEffect | undefined;
+  /** May be sent again after a failure that may have reached the platform. */
+  resendable: boolean;
+  /** How an earlier attempt failed after it may have reached the platform (`HTTP 503`, `no answer within 300 ms`, ...). */
+  ambiguous: string | undefined;
+}
+
+interface FailureExtra {
+  status?: number;
+  platformCode?: string | number;
+  platformMessage?: string;
+  platformDetails?: unknown;
+  retryAfterSeconds?: number;
+  overrideMessage?: string;
+  overrideNextStep?: string;
+  /** Whether the operation may have been carried out; default: an earlier attempt may have been. */
+  mayHaveHappened?: boolean;
 }
 
 export class UpstreamClient {
@@ -342,6 +547,17 @@ export class UpstreamClient {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly maxRateLimitWaitMs: number;
+  private readonly rateLimitMinBackoffMs: number;
+  private readonly rateLimitMaxBackoffMs: number;
+  /** Largest answer read, in bytes. */
+  readonly maxResponseBytes: number;
+  private readonly limiter: ConcurrencyLimiter;
+  /** Epoch ms before which no request of this client is sent (set by 429s). */
+  private notBefore = 0;
+  /** Doubling level of the wait after 429s without a usable reset time; -1 when the last answer was no 429. */
+  private rateLimitLevel = -1;
+  /** End of the latest such wait: a 429 for a request sent before it belongs to the same burst. */
+  private rateLimitWindowEnd = Number.NEGATIVE_INFINITY;
 
   constructor(options: UpstreamClientOptions) {
     this.options = options;
@@ -374,6 +590,18 @@ export class UpstreamClient {
     this.baseDelayMs = positive(options.retry?.baseDelayMs, 250);
     this.maxDelayMs = positive(options.retry?.maxDelayMs, 2000);
     this.maxRateLimitWaitMs = positive(options.rateLimit?.maxWaitMs, 10_000);
+    this.rateLimitMinBackoffMs = Math.max(DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS, positive(options.rateLimit?.minBackoffMs, DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS));
+    this.rateLimitMaxBackoffMs = Math.max(this.rateLimitMinBackoffMs, positive(options.rateLimit?.maxBackoffMs, DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS));
+    const env = options.env ?? process.env;
+    this.maxResponseBytes = boundSetting(options.maxResponseBytes, env, UPSTREAM_ENV.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, this.platformName);
+    this.limiter = new ConcurrencyLimiter(
+      boundSetting(options.maxConcurrentRequests, env, UPSTREAM_ENV.maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS, this.platformName),
+    );
+  }
+
+  /** Requests in flight and waiting for a slot, and until when a 429 holds requests back (epoch ms, 0 when not). */
+  stats(): { inFlight: number; queued: number; maxConcurrentRequests: number; notBefore: number } {
+    return { inFlight: this.limiter.inFlight, queued: this.limiter.queued, maxConcurrentRequests: this.limiter.limit, notBefore: this.notBefore };
   }
 
   async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
@@ -408,31 +636,49 @@ export class UpstreamClient {
       }
     }
 
-    const ctx: RequestContext = { req, path, secrets: [] };
-    if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, {});
+    const ctx: RequestContext = { req, path, secrets: [], effect: effectOf(req), resendable: mayResend(req), ambiguous: undefined };
+    if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, { mayHaveHappened: false });
 
     let authorization = await this.readAuthorization();
     ctx.secrets = secretsOf(authorization);
-    if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, {});
+    if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, { mayHaveHappened: false });
     let headers = this.buildHeaders(req, authorization, body !== undefined);
     let refreshed = false;
+    /** The rate-limit deadline this request has just waited out itself (the gate does not wait for it again). */
+    let waitedUntil: number | undefined;
 
-    const idempotent = isIdempotent(method);
     for (let attempt = 1; ; attempt += 1) {
       const retriesLeft = attempt <= this.maxRetries;
-      const outcome = await this.attempt(url, { method, headers, body, redirect: 'manual' }, ctx, attempt);
+      const outcome = await this.attemptInTurn(url, { method, headers, body, redirect: 'manual' }, ctx, attempt, waitedUntil);
+      waitedUntil = undefined;
 
       if (outcome.type === 'failure') {
-        if (outcome.kind === 'cancelled') throw this.failure('cancelled', ctx, attempt, {});
-        if ((idempotent || outcome.neverSent) && retriesLeft) {
+        if (outcome.kind === 'cancelled') {
+          throw this.failure('cancelled', ctx, outcome.neverSent ? attempt - 1 : attempt, {
+            mayHaveHappened: !outcome.neverSent || ctx.ambiguous !== undefined,
+          });
+        }
+        if (outcome.neverSent) {
+          if (retriesLeft) {
+            await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
+            continue;
+          }
+          throw this.failure(outcome.kind, ctx, attempt, {}, outcome);
+        }
+        // It may have reached the platform and been carried out.
+        if (ctx.resendable && retriesLeft) {
+          ctx.ambiguous = this.failureText(outcome);
           await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
           continue;
         }
-        throw this.failure(outcome.kind, ctx, attempt, {}, outcome);
+        throw this.failure(outcome.kind, ctx, attempt, { ...(outcome.status !== undefined ? { status: outcome.status } : {}), mayHaveHappened: true }, outcome);
       }
+
+      if (outcome.type === 'too_large') throw this.tooLarge(outcome, ctx, attempt);
 
       const { response, text } = outcome;
       const status = response.status;
+      if (status !== 429) this.rateLimitLevel = -1;
       if (status >= 200 && status < 300) {
         return { status, headers: response.headers, data: this.parseSuccess(response, text, ctx, attempt) as T };
       }
@@ -456,24 +702,118 @@ export class UpstreamClient {
       }
 
       if (status === 429) {
-        const retryAfter = this.readRetryAfter(response);
-        const waitMs = retryAfter === undefined ? undefined : retryAfter * 1000;
-        if (waitMs !== undefined && waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
+        // The platform refused the request: safe to send again for every effect.
+        const waitMs = this.rateLimitWait(response, outcome.sentAt);
+        const deadline = this.now().getTime() + waitMs;
+        this.notBefore = Math.max(this.notBefore, deadline);
+        const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+        if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
           this.logger.warn(
             { platform: this.platformName, method, path, attempt, waitMs },
             `${this.platformName} rate limit reached; waiting before retrying`,
           );
           await this.pause(waitMs, ctx, attempt, undefined);
+          waitedUntil = deadline;
           continue;
         }
-        throw this.httpFailure(response, text, ctx, attempt, retryAfter);
+        throw this.httpFailure(response, text, ctx, attempt, retryAfterSeconds);
       }
 
-      if (RETRYABLE_STATUSES.has(status) && idempotent && retriesLeft) {
+      if (status === 404 && ctx.effect === 'delete' && ctx.ambiguous !== undefined) {
+        const target = req.resourceLabel ?? `the resource at ${path}`;
+        const note =
+          `An earlier attempt of this delete failed (${ctx.ambiguous}) after it may have reached ${this.platformName}; ` +
+          `sent again, it was answered 404 (not found), so the earlier attempt most likely deleted ${target}. ` +
+          'Nothing is left to delete. If the ID may have been wrong, a list tool shows what exists.';
+        this.logger.info({ platform: this.platformName, method, path, attempt }, 'delete resent after an ambiguous failure found the resource gone; reporting success');
+        return {
+          status,
+          headers: response.headers,
+          data: redact({ success: true, already_deleted: true, note }, ctx.secrets) as T,
+          alreadyApplied: true,
+          note: redact(note, ctx.secrets) as string,
+        };
+      }
+
+      if (RETRYABLE_STATUSES.has(status) && ctx.resendable && retriesLeft) {
+        ctx.ambiguous = `HTTP ${status}`;
         await this.pause(this.backoffMs(attempt), ctx, attempt, `HTTP ${status}`);
         continue;
       }
       throw this.httpFailure(response, text, ctx, attempt, undefined);
+    }
+  }
+
+  /** How a failed attempt ended, for notes: `no answer within 300 ms`, `ECONNRESET`. */
+  private failureText(outcome: Extract<AttemptOutcome, { type: 'failure' }>): string {
+    if (outcome.kind === 'timeout') return `no answer within ${this.timeoutMs} ms`;
+    const reason = outcome.code ? `${NETWORK_CODE_TEXT[outcome.code] ?? 'the connection failed'} (${outcome.code})` : 'the connection failed';
+    return outcome.status !== undefined ? `HTTP ${outcome.status}, then ${reason} while reading the answer` : reason;
+  }
+
+  /**
+   * The wait a 429 asks for, in ms: the platform's reset time when it gives one of at least a
+   * second; otherwise a backoff that starts at `minBackoffMs` (≥ 1 s) and doubles while 429s
+   * keep coming for requests sent after the previous wait ended (one burst counts once).
+   */
+  private rateLimitWait(response: Response, sentAt: number): number {
+    const seconds = this.readRetryAfter(response);
+    if (seconds !== undefined && seconds >= 1) return seconds * 1000;
+    if (this.rateLimitLevel < 0) this.rateLimitLevel = 0;
+    else if (sentAt >= this.rateLimitWindowEnd) this.rateLimitLevel = Math.min(this.rateLimitLevel + 1, 30);
+    const waitMs = Math.min(this.rateLimitMaxBackoffMs, this.rateLimitMinBackoffMs * 2 ** this.rateLimitLevel);
+    this.rateLimitWindowEnd = Math.max(this.rateLimitWindowEnd, this.now().getTime() + waitMs);
+    return waitMs;
+  }
+
+  /**
+   * One attempt in its turn: waits for a slot (FIFO), then for the end of any rate-limit wait of
+   * this client, then sends. The slot is held from sending until the answer is read.
+   */
+  private async attemptInTurn(
+    url: string,
+    init: RequestInit,
+    ctx: RequestContext,
+    attempt: number,
+    waitedUntil: number | undefined,
+  ): Promise<AttemptOutcome> {
+    const signal = ctx.req.signal;
+    let release: () => void;
+    try {
+      release = await this.limiter.acquire(signal);
+    } catch (error) {
+      if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
+      throw error;
+    }
+    try {
+      await this.waitForRateLimit(ctx, attempt, waitedUntil);
+      return await this.attempt(url, init, ctx, attempt);
+    } finally {
+      release();
+    }
+  }
+
+  /** Holds a request back while a 429 of this client says to; past `maxWaitMs` it fails without sending. */
+  private async waitForRateLimit(ctx: RequestContext, attempt: number, waitedUntil: number | undefined): Promise<void> {
+    let seen = waitedUntil ?? Number.NEGATIVE_INFINITY;
+    for (;;) {
+      const until = this.notBefore;
+      if (until <= seen) return;
+      const waitMs = until - this.now().getTime();
+      if (waitMs <= 0) return;
+      if (waitMs > this.maxRateLimitWaitMs) {
+        const wait = Math.max(1, Math.ceil(waitMs / 1000));
+        throw this.failure('rate_limited', ctx, attempt - 1, {
+          retryAfterSeconds: wait,
+          overrideMessage: `${this.platformName} is rate limiting this server (an earlier request was answered HTTP 429); requests are allowed again in ${seconds(wait)}. This request was not sent.`,
+        });
+      }
+      seen = until;
+      this.logger.debug(
+        { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: waitMs },
+        'holding the request back: the platform asked to slow down',
+      );
+      await this.pause(waitMs, ctx, attempt - 1, undefined);
     }
   }
 
@@ -530,11 +870,12 @@ export class UpstreamClient {
     const timeoutSignal = AbortSignal.timeout(this.timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeoutSignal]) : timeoutSignal;
     const started = performance.now();
+    const sentAt = this.now().getTime();
     const logBase = { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt };
 
-    const fail = (error: unknown, phase: 'connect' | 'body'): AttemptOutcome => {
+    const fail = (error: unknown, phase: 'connect' | 'body', status?: number): AttemptOutcome => {
       const durationMs = Math.round(performance.now() - started);
-      let outcome: AttemptOutcome;
+      let outcome: Extract<AttemptOutcome, { type: 'failure' }>;
       if (callerSignal?.aborted) outcome = { type: 'failure', kind: 'cancelled', neverSent: false };
       else if (timeoutSignal.aborted) outcome = { type: 'failure', kind: 'timeout', neverSent: false };
       else {
@@ -546,10 +887,8 @@ export class UpstreamClient {
           neverSent: phase === 'connect' && code !== undefined && NEVER_SENT_CODES.has(code),
         };
       }
-      this.logger.debug(
-        { ...logBase, durationMs, error: outcome.type === 'failure' ? (outcome.code ?? outcome.kind) : undefined },
-        'upstream request failed',
-      );
+      if (status !== undefined) outcome.status = status;
+      this.logger.debug({ ...logBase, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
       return outcome;
     };
 
@@ -559,17 +898,31 @@ export class UpstreamClient {
     } catch (error) {
       return fail(error, 'connect');
     }
-    let text: string;
-    try {
-      text = await raceAbort(response.text(), signal);
-    } catch (error) {
-      return fail(error, 'body');
+    const ok = response.status >= 200 && response.status < 300;
+    const limit = ok ? this.maxResponseBytes : Math.min(this.maxResponseBytes, ERROR_BODY_LIMIT_BYTES);
+    const lengthHeader = response.headers.get('content-length');
+    const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+    if (ok && declared !== undefined && declared > limit) {
+      void response.body?.cancel().catch(() => undefined);
+      this.logger.debug({ ...logBase, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
+      return { type: 'too_large', response, limit, declared };
     }
+    let read: CappedBody;
+    try {
+      read = await readCapped(response, limit, signal, !ok);
+    } catch (error) {
+      return fail(error, 'body', response.status);
+    }
+    if (read.overflow && ok) {
+      this.logger.debug({ ...logBase, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
+      return { type: 'too_large', response, limit };
+    }
+    const text = utf8.decode(read.bytes);
     this.logger.debug(
       { ...logBase, status: response.status, durationMs: Math.round(performance.now() - started) },
       'upstream request',
     );
-    return { type: 'response', response, text };
+    return { type: 'response', response, text, sentAt };
   }
 
   private backoffMs(attempt: number): number {
@@ -607,6 +960,11 @@ export class UpstreamClient {
     return Math.max(0, Math.ceil(seconds));
   }
 
+  /** `the POST request (create)`: how messages name the operation. */
+  private operation(ctx: RequestContext): string {
+    return ctx.effect ? `${ctx.req.method} request (${ctx.effect})` : `${ctx.req.method} request`;
+  }
+
   private parseSuccess(response: Response, text: string, ctx: RequestContext, attempt: number): unknown {
     if (response.status === 204 || response.status === 205 || text.trim() === '') return undefined;
     try {
@@ -614,12 +972,33 @@ export class UpstreamClient {
     } catch {
       const contentType = response.headers.get('content-type');
       const declared = isJsonContentType(contentType) ? 'declared as JSON but is invalid' : 'not JSON';
+      const changed = ctx.effect !== 'read';
       throw this.failure('upstream_error', ctx, attempt, {
         status: response.status,
         platformMessage: snippet(text),
-        overrideMessage: `${this.platformName} answered HTTP ${response.status} but the body is ${declared}.`,
+        overrideMessage:
+          `${this.platformName} answered HTTP ${response.status} but the body is ${declared}.` +
+          (changed ? ` The ${this.operation(ctx)} was carried out (the status says so); only its answer is unreadable.` : ''),
+        ...(changed ? { overrideNextStep: 'Do not repeat it; check the result with a get or list tool.' } : {}),
+        mayHaveHappened: changed,
       });
     }
+  }
+
+  private tooLarge(outcome: Extract<AttemptOutcome, { type: 'too_large' }>, ctx: RequestContext, attempt: number): ToolError {
+    const status = outcome.response.status;
+    const changed = ctx.effect !== 'read';
+    const size = outcome.declared !== undefined ? `it announced ${formatBytes(outcome.declared)} bytes` : 'it went on past that';
+    return this.failure('upstream_error', ctx, attempt, {
+      status,
+      overrideMessage:
+        `${this.platformName} answered HTTP ${status} with a body larger than ${formatBytes(outcome.limit)} bytes, the most this server reads (${size}); the answer was abandoned.` +
+        (changed ? ` The ${this.operation(ctx)} itself was carried out (HTTP ${status}); only its answer was too large.` : ''),
+      overrideNextStep: changed
+        ? 'Do not repeat it; check the result with a get or list tool that returns less.'
+        : `Narrow the request: a smaller page size or limit, tighter filters or a shorter time range, or one item at a time. (Operators can change the limit with ${UPSTREAM_ENV.maxResponseBytes}.)`,
+      mayHaveHappened: changed,
+    });
   }
 
   private httpFailure(
@@ -656,12 +1035,15 @@ export class UpstreamClient {
     else if (status >= 400 && status < 500) kind = 'bad_request';
     else kind = 'upstream_error';
 
+    // A 5xx (or any unexpected answer) may come after the platform carried the request out.
+    const mayHaveHappened = ctx.ambiguous !== undefined || kind === 'upstream_error';
     return this.failure(kind, ctx, attempt, {
       status,
       platformCode: info.code,
       platformMessage,
       platformDetails: info.details,
       retryAfterSeconds,
+      mayHaveHappened,
     });
   }
 
@@ -669,15 +1051,33 @@ export class UpstreamClient {
     kind: ToolErrorKind,
     ctx: RequestContext,
     attempts: number,
-    extra: { status?: number; platformMessage?: string; retryAfterSeconds?: number },
+    extra: FailureExtra,
+    mayHaveHappened: boolean,
     outcome?: { code?: string; neverSent: boolean },
   ): { message: string; nextStep: string } {
     const P = this.platformName;
-    const { method, resourceLabel } = ctx.req;
+    const { resourceLabel } = ctx.req;
     const said = extra.platformMessage ? ` ${P} said: ${extra.platformMessage}` : '';
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    const mayHaveApplied = `The ${method} request may or may not have been applied; check the current state (for example with a get or list tool) before repeating it, to avoid duplicating data.`;
+    const op = this.operation(ctx);
+    const changes = ctx.effect !== 'read';
     const status = extra.status;
+    // What the agent needs to know when it may have happened, and what to do about it.
+    let happened = '';
+    let whatNext: string | undefined;
+    if (mayHaveHappened && changes) {
+      if (ctx.resendable) {
+        happened = ` The ${op} may have been carried out.`;
+        whatNext =
+          `It is safe to call again (doing it twice has the same result as once)${ctx.effect === 'delete' ? '; if it then reports "not found", the earlier attempt deleted it' : ''}; wait a little first.`;
+      } else {
+        happened =
+          status !== undefined && kind === 'upstream_error'
+            ? ` ${P} received the ${op}, so it may have been carried out despite the error; it was not sent again, so that it cannot happen twice.`
+            : ` The ${op} may have reached ${P} and been carried out; it was not sent again, so that it cannot happen twice.`;
+        whatNext = `The ${op} may or may not have been applied; check the current state (for example with a get or list tool) before repeating it, to avoid ${ctx.effect === 'create' || ctx.effect === undefined ? 'duplicating data' : 'doing it twice'}.`;
+      }
+    }
     switch (kind) {
       case 'unauthorized':
         return {
@@ -698,10 +1098,10 @@ export class UpstreamClient {
         };
       case 'rate_limited':
         return {
-          message: `${P} rate limit reached (HTTP 429)${extra.retryAfterSeconds !== undefined ? `; requests are allowed again in ${extra.retryAfterSeconds} seconds` : ''}.${said}`,
+          message: `${P} rate limit reached (HTTP 429)${extra.retryAfterSeconds !== undefined ? `; requests are allowed again in ${seconds(extra.retryAfterSeconds)}` : ''}. The request was not carried out.${said}`,
           nextStep:
             extra.retryAfterSeconds !== undefined
-              ? `Wait ${extra.retryAfterSeconds} seconds and retry.`
+              ? `Wait ${seconds(extra.retryAfterSeconds)} and retry.`
               : 'Wait about a minute and retry, and make fewer calls in the meantime.',
         };
       case 'bad_request':
@@ -712,37 +1112,34 @@ export class UpstreamClient {
       case 'upstream_error':
         return {
           message:
-            status !== undefined && (status < 200 || status >= 300) && status < 500 && status !== 429
+            (status !== undefined && (status < 200 || status >= 300) && status < 500 && status !== 429
               ? `${P} answered with unexpected HTTP ${status}.${said}`
-              : `${P} failed with HTTP ${status ?? '5xx'}${tries}.${said}`,
-          nextStep: isIdempotent(method)
-            ? `This is a problem on the ${P} side; wait a little and retry.`
-            : mayHaveApplied,
+              : `${P} failed with HTTP ${status ?? '5xx'}${tries}.${said}`) + happened,
+          nextStep: whatNext ?? `This is a problem on the ${P} side; wait a little and retry.`,
         };
       case 'timeout':
         return {
-          message: `${P} did not answer within ${this.timeoutMs} ms${tries}.`,
-          nextStep: isIdempotent(method) ? `${P} is slow or unreachable; retry later.` : mayHaveApplied,
+          message: `${P} did not answer within ${this.timeoutMs} ms${tries}.${happened}`,
+          nextStep: whatNext ?? `${P} is slow or unreachable; retry later.`,
         };
       case 'network_error': {
         const code = outcome?.code;
         const reason = code ? `${NETWORK_CODE_TEXT[code] ?? 'the connection failed'} (${code})` : 'the connection failed';
+        const answered = status !== undefined ? ` after ${P} answered HTTP ${status}` : '';
+        const nothing = outcome?.neverSent && !mayHaveHappened ? ` Nothing reached ${P}, so nothing was changed.` : '';
         return {
-          message: `Could not complete the request to ${P}: ${reason}${tries}.`,
-          nextStep: outcome?.neverSent
-            ? `Check that the ${P} base URL is correct and the service is reachable, then retry.`
-            : isIdempotent(method)
-              ? `${P} could not be reached reliably; retry later.`
-              : mayHaveApplied,
+          message: `Could not complete the request to ${P}: ${reason}${answered}${tries}.${nothing}${happened}`,
+          nextStep:
+            whatNext ??
+            (outcome?.neverSent
+              ? `Check that the ${P} base URL is correct and the service is reachable, then retry.`
+              : `${P} could not be reached reliably; retry later.`),
         };
       }
       case 'cancelled':
         return {
-          message: `The request to ${P} was cancelled by the client${attempts > 0 ? '' : ' before anything was sent'}.`,
-          nextStep:
-            isIdempotent(method) || attempts === 0
-              ? 'Nothing to do; call the tool again if the result is still needed.'
-              : mayHaveApplied,
+          message: `The request to ${P} was cancelled by the client${attempts > 0 ? '' : ' before anything was sent'}.${happened}`,
+          nextStep: whatNext ?? 'Nothing to do; call the tool again if the result is still needed.',
         };
       default:
         return { message: `The request to ${P} failed.`, nextStep: 'Retry later.' };
@@ -753,19 +1150,13 @@ export class UpstreamClient {
     kind: ToolErrorKind,
     ctx: RequestContext,
     attempts: number,
-    extra: {
-      status?: number;
-      platformCode?: string | number;
-      platformMessage?: string;
-      platformDetails?: unknown;
-      retryAfterSeconds?: number;
-      overrideMessage?: string;
-    },
+    extra: FailureExtra,
     outcome?: { code?: string; neverSent: boolean },
   ): ToolError {
-    const defaults = this.defaultDescription(kind, ctx, attempts, extra, outcome);
+    const mayHaveHappened = extra.mayHaveHappened ?? ctx.ambiguous !== undefined;
+    const defaults = this.defaultDescription(kind, ctx, attempts, extra, mayHaveHappened, outcome);
     let message = extra.overrideMessage ?? defaults.message;
-    let nextStep = defaults.nextStep;
+    let nextStep = extra.overrideNextStep ?? defaults.nextStep;
     const { req } = ctx;
     if (this.options.describeError) {
       try {
@@ -773,6 +1164,7 @@ export class UpstreamClient {
           kind,
           platformName: this.platformName,
           method: req.method,
+          ...(ctx.effect ? { effect: ctx.effect } : {}),
           pathTemplate: req.path,
           path: ctx.path,
           pathParams: req.pathParams,
@@ -783,6 +1175,7 @@ export class UpstreamClient {
           platformDetails: extra.platformDetails,
           retryAfterSeconds: extra.retryAfterSeconds,
           attempts,
+          mayHaveHappened,
           defaultMessage: message,
           defaultNextStep: nextStep,
         });
