@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createLogger } from './core/logger.js';
+import { createLogger, LogLevelError, resolveLogLevel } from './core/logger.js';
 import { executeTool, viewFor, type AnyToolServer, type ViewOptions } from './core/registry.js';
 import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
 import { generateServerKey, isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
 import { startSandbox, type RunningSandbox } from './sandbox/server.js';
 import { authStatus, signIn, signOut } from './core/auth/platform-auth.js';
+import { printable } from './core/auth/printable.js';
 import { defaultStore, findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
 
 const DEFAULT_HTTP_PORT = 3000;
@@ -38,7 +39,16 @@ const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
 
 // Commands that print for people stay quiet unless asked; servers log at info.
 const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
-const logger = createLogger(process.env.TOOLSERVERS_LOG_LEVEL ?? (quietCommand ? 'warn' : 'info'));
+// An unknown level stops every command with one line that lists the valid ones (exit code 2).
+const logger = (() => {
+  try {
+    return createLogger(resolveLogLevel(process.env.TOOLSERVERS_LOG_LEVEL, quietCommand ? 'warn' : 'info'));
+  } catch (error) {
+    if (!(error instanceof LogLevelError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+})();
 
 // `toolservers tools | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -371,11 +381,19 @@ addServerFlags(
     ...(flags.redirectPort !== undefined ? { redirectPort: flags.redirectPort } : {}),
     ...(flags.browser ? {} : { openBrowser: () => undefined }),
   });
-  const who = credential.account ? `${credential.account.name ?? credential.account.id ?? 'unknown user'}${credential.account.email ? ` <${credential.account.email}>` : ''}` : 'an unknown user';
   const expiry = credential.expiresAt ? `; the access token expires ${new Date(credential.expiresAt).toISOString()}${credential.refreshToken ? ' and is renewed automatically' : ''}` : '';
-  process.stdout.write(`Signed in to ${auth.name} as ${who}${credential.scope ? ` (scope: ${credential.scope})` : ''}${expiry}.\nStored in ${store.file}.\n`);
+  process.stdout.write(`Signed in to ${auth.name} as ${accountText(credential.account) ?? 'an unknown user'}${credential.scope ? ` (scope: ${printable(credential.scope)})` : ''}${expiry}.\n`);
+  const kept = credential.clientSecret ? 'client ID, client secret' : 'client ID';
+  process.stdout.write(`Stored in ${store.file} (owner-only), with the ${kept}, token URL and revoke URL, so servers renew and revoke it without any OAuth settings of their own.\n`);
   if (auth.explicit) process.stdout.write(`Note: ${auth.explicit.setting} is set and takes precedence over this sign-in.\n`);
 });
+
+/** Who a stored account is, printable (provider text never reaches the terminal with control characters). */
+function accountText(account: { id?: string; name?: string; email?: string } | undefined): string | undefined {
+  if (!account) return undefined;
+  const who = printable(account.name ?? account.id ?? 'unknown user');
+  return `${who}${account.email ? ` <${printable(account.email)}>` : ''}`;
+}
 
 program
   .command('logout')
@@ -385,9 +403,11 @@ program
     const entry = requireServer(serverId);
     const auth = entry.auth({}, {});
     const result = await signOut(auth, defaultStore(logger));
+    const problem = printable(result.revokeProblem ?? 'unknown reason');
     if (!result.signedIn) process.stdout.write(`Nobody is signed in to ${auth.name}.\n`);
+    else if (result.removedMalformed) process.stdout.write(`Removed the malformed ${auth.name} entry from the credentials file (${problem}); the other sign-ins are unchanged.\n`);
     else if (result.revoked) process.stdout.write(`Signed out of ${auth.name}: the token was revoked and deleted.\n`);
-    else process.stdout.write(`Signed out of ${auth.name}: the stored token was deleted, but revoking it failed (${result.revokeProblem ?? 'unknown reason'}).\n`);
+    else process.stdout.write(`Signed out of ${auth.name}: the stored token was deleted, but revoking it failed (${problem}).\n`);
   });
 
 program
@@ -400,19 +420,33 @@ program
     const store = defaultStore(logger);
     const statuses = [];
     for (const entry of SERVERS) statuses.push(await authStatus(entry.auth({}, {}), store, logger));
+    // Entries of the file that no server reads, or that are malformed, are reported too (never their content).
+    let malformed: { platform: string; problem: string }[] = [];
+    try {
+      malformed = (await store.inspect()).malformed.filter((entry) => !SERVERS.some((server) => server.id === entry.platform));
+    } catch {
+      // A file that cannot be used at all is already explained in every platform's problem.
+    }
     if (flags.json) {
-      process.stdout.write(JSON.stringify({ credentials_file: store.file, platforms: statuses }, null, 2) + '\n');
+      process.stdout.write(JSON.stringify({ credentials_file: store.file, platforms: statuses, ...(malformed.length > 0 ? { malformed_entries: malformed } : {}) }, null, 2) + '\n');
       return;
     }
     for (const status of statuses) {
       const source = status.source === 'environment' ? `token from ${status.setting ?? 'the environment'}` : status.source === 'stored sign-in' ? 'stored sign-in' : 'not signed in';
       const parts = [`${status.name.padEnd(12)} ${source}`];
-      if (status.account) parts.push(`as ${status.account.name ?? status.account.id ?? '?'}${status.account.email ? ` <${status.account.email}>` : ''}`);
-      if (status.scope) parts.push(`scope ${status.scope}`);
+      const who = accountText(status.account);
+      if (who) parts.push(`as ${who}`);
+      if (status.scope) parts.push(`scope ${printable(status.scope)}`);
+      if (status.signedInFor) parts.push(`for ${printable(status.signedInFor)}`);
       if (status.expiresAt) parts.push(`expires ${new Date(status.expiresAt).toISOString()}${status.refreshable ? ' (renewable)' : ''}`);
+      if (status.renewal) {
+        const secret = status.renewal.clientSecret === 'none' ? 'no client secret' : `client secret from ${status.renewal.clientSecret === 'setting' ? 'the environment' : 'the sign-in'}`;
+        parts.push(`renewed with client ${printable(status.renewal.clientId ?? '?')} (${status.renewal.clientIdFrom === 'setting' ? 'from the environment' : 'stored'}), ${secret}`);
+      }
       process.stdout.write(parts.join(', ') + '\n');
-      if (status.problem) process.stdout.write(`             ${status.problem}\n`);
+      if (status.problem) process.stdout.write(`             ${printable(status.problem)}\n`);
     }
+    for (const entry of malformed) process.stdout.write(`Malformed entry "${printable(entry.platform)}" in the credentials file: ${entry.problem}.\n`);
     process.stdout.write(`Sign-ins are stored in ${store.file}\n`);
   });
 
@@ -428,6 +462,7 @@ function fail(message: string): never {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  // Messages may carry provider text: printed without control characters or escape sequences.
+  process.stderr.write(`${printable(error instanceof Error ? error.message : String(error))}\n`);
   process.exit(1);
 });

@@ -76,7 +76,12 @@ export interface ServerEntry {
 
 /** The store of sign-ins used when none is given. */
 export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.env): FileTokenStore {
-  return new FileTokenStore(env[CREDENTIALS_FILE_ENV]?.trim() || defaultCredentialsFile(env), { logger });
+  return new FileTokenStore(env[CREDENTIALS_FILE_ENV]?.trim() || defaultCredentialsFile(env), { logger, platforms: SERVERS.map((server) => server.id) });
+}
+
+/** Whether a flag or variable sets this value (an explicit value wins over the one stored with a sign-in). */
+function isSet(flag: string | undefined, env: NodeJS.ProcessEnv, name: string): boolean {
+  return Boolean(flag?.trim() || env[name]?.trim());
 }
 
 /** The sandbox brings its own settings: the environment (real credentials) is not read then. */
@@ -105,6 +110,22 @@ function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): C
   return pickDefined(rest);
 }
 
+/** IncidentOps sign-in from flags and environment; endpoints set explicitly win over those stored with a sign-in. */
+function incidentOpsAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>): PlatformAuth {
+  const env = settingsEnv(options);
+  const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), env);
+  const tokenUrl = isSet(input.tokenUrl, env, INCIDENTOPS_ENV.tokenUrl);
+  // A token URL that is set implies its sibling revoke URL (see resolveIncidentOpsSettings).
+  return incidentOpsAuth(settings, { explicit: { tokenUrl, revokeUrl: tokenUrl || isSet(undefined, env, INCIDENTOPS_ENV.revokeUrl) } });
+}
+
+/** CanvasApi sign-in from flags and environment; a token URL set explicitly wins over the one stored with a sign-in. */
+function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>): PlatformAuth {
+  const env = settingsEnv(options);
+  const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
+  return canvasApiAuth(settings, { explicit: { tokenUrl: isSet(input.tokenUrl, env, CANVASAPI_ENV.tokenUrl) } });
+}
+
 const OAUTH_CLIENT_FLAGS = (env: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string }): ServerFlag[] => [
   { flags: '--client-id <id>', description: `OAuth app client ID (${env.clientId})` },
   { flags: '--client-secret <secret>', description: `OAuth app client secret, if the app has one (prefer ${env.clientSecret})` },
@@ -128,10 +149,10 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--region <region>', description: `us (default) or eu: picks the API and identity hosts (${INCIDENTOPS_ENV.region})` },
       ...OAUTH_CLIENT_FLAGS(INCIDENTOPS_ENV),
     ],
-    auth: (input, options) => incidentOpsAuth(resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options))),
+    auth: (input, options) => incidentOpsAuthFor(input, options),
     create(input, options) {
       const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options));
-      return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuth(settings), options) });
+      return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuthFor(input, options), options) });
     },
   },
   {
@@ -143,10 +164,10 @@ export const SERVERS: readonly ServerEntry[] = [
       { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
     ],
     loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
-    auth: (input, options) => canvasApiAuth(resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options))),
+    auth: (input, options) => canvasApiAuthFor(input, options),
     create(input, options) {
       const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
-      return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuth(settings), options) });
+      return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuthFor(input, options), options) });
     },
   },
 ];

@@ -369,16 +369,65 @@ describe('loginWithBrowser', () => {
     assert.equal(basicRequest?.params.get('client_secret'), null);
   });
 
-  it('rejects a callback with the wrong state without exchanging the code', async () => {
+  it('ignores callbacks with a wrong, missing or repeated state (400, nothing printed of them) and keeps waiting for the real one', async () => {
     auth.tokenRequests.length = 0;
-    const browser = fakeBrowser({ callbackUrl: (url) => url.searchParams.set('state', 'forged-state-value') });
-    const error = await rejection<OAuthError>(loginWithBrowser(auth.endpoints(), { print: () => undefined, openBrowser: browser.openBrowser }));
-    await browser.finished();
-    assert.ok(error instanceof OAuthError);
-    assert.equal(error.kind, 'state_mismatch');
-    assert.equal(auth.tokenRequests.length, 0, 'no token request was made');
-    assert.equal(browser.visits[0]?.status, 400);
-    assert.match(browser.visits[0]?.body ?? '', /Sign-in failed/);
+    const printed: string[] = [];
+    const strays: { status: number; body: string }[] = [];
+    let real: Promise<void> = Promise.resolve();
+    const openBrowser = (href: string): void => {
+      real = (async () => {
+        const authorize = await fetch(href, { redirect: 'manual' });
+        const callback = new URL(authorize.headers.get('location') ?? '');
+        const code = callback.searchParams.get('code') ?? '';
+        // Another local process tries first: a forged state, no state, the right code with a wrong state, two states, an error without state.
+        const forged = new URL(callback);
+        forged.searchParams.set('state', 'forged-state-value');
+        const missing = new URL(callback);
+        missing.searchParams.delete('state');
+        const doubled = new URL(callback);
+        doubled.searchParams.append('state', 'second');
+        const abort = new URL(`${callback.origin}${callback.pathname}?error=access_denied&error_description=aborted`);
+        for (const url of [forged, missing, doubled, abort]) {
+          const page = await fetch(url);
+          strays.push({ status: page.status, body: await page.text() });
+        }
+        assert.ok(code.length > 0);
+        const page = await fetch(callback);
+        strays.push({ status: page.status, body: await page.text() });
+      })();
+    };
+    const set = await loginWithBrowser(auth.endpoints(), { print: (line) => printed.push(line), openBrowser });
+    await real;
+    assert.match(set.accessToken, /^at-/, 'the real redirect still signs in');
+    assert.deepEqual(strays.map((s) => s.status), [400, 400, 400, 400, 200]);
+    assert.match(strays[0]!.body, /does not carry its state/);
+    assert.equal(auth.tokenRequests.length, 1, 'only the real code was exchanged');
+    const notices = printed.filter((line) => line.startsWith('Ignored'));
+    assert.equal(notices.length, 3, 'the first three strays are mentioned, then silence');
+    for (const line of printed) {
+      assert.doesNotMatch(line, /forged-state-value|code-|aborted/, 'nothing of a stray request is printed');
+    }
+  });
+
+  it('a provider error that carries the right state ends the login; control characters of its text are stripped', async () => {
+    const evil = 'Denied\u001b[2J\u001b]0;owned\u0007 by\u0000 the\u009b31m user\r\nFAKE PROMPT $ \u202eabc';
+    const openBrowser = (href: string): void => {
+      void (async () => {
+        const authorize = new URL(href);
+        const redirect = new URL(authorize.searchParams.get('redirect_uri') ?? '');
+        redirect.searchParams.set('state', authorize.searchParams.get('state') ?? '');
+        redirect.searchParams.set('error', 'access_denied\u001b[31m');
+        redirect.searchParams.set('error_description', evil);
+        await fetch(redirect);
+      })();
+    };
+    const error = await rejection<OAuthError>(loginWithBrowser(auth.endpoints(), { print: () => undefined, openBrowser }));
+    assert.equal(error.kind, 'authorization_denied');
+    assert.equal(error.error, 'access_denied');
+    assert.equal(error.errorDescription, 'Denied by the user FAKE PROMPT $ abc');
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(error.message, /[\u0000-\u001f\u007f-\u009f\u202e]/);
+    assert.match(error.message, /access_denied \(Denied by the user FAKE PROMPT \$ abc\)/);
   });
 
   it('reports the provider error of an error callback', async () => {
@@ -518,7 +567,7 @@ describe('CredentialSource', () => {
     const pair = auth.issue();
     await store.set(credential(auth, pair, clock.now + options.expiresInMs));
     const make = (extra: Partial<ConstructorParameters<typeof CredentialSource>[0]> = {}) =>
-      new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(file), endpoints: auth.endpoints(), now: () => clock.now, ...extra });
+      new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(file), client: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: `${auth.origin}/token` }, now: () => clock.now, ...extra });
     return { clock, file, store, pair, make };
   }
 
@@ -640,7 +689,8 @@ describe('CredentialSource', () => {
     const error = await rejection<ToolError>(source.requireAuthorization());
     assert.ok(error instanceof ToolError);
     assert.equal(error.details.kind, 'unauthorized');
-    assert.match(error.message, /toolservers login incidentops/);
+    assert.match(error.message, /invalid_grant/);
+    assert.match(error.details.nextStep ?? '', /toolservers login incidentops/);
     assert.ok(await store.get('incidentops'), 'the stored sign-in is kept');
   });
 

@@ -3,11 +3,22 @@ import { staticCredentials } from '../core/auth/credentials.js';
 import type { PlatformAuth } from '../core/auth/platform-auth.js';
 import { silentLogger } from '../core/logger.js';
 import { createCanvasApiClient } from './index.js';
-import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
+import { CANVASAPI_DEFAULT_TOKEN_URL, CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
 
 type Json = Record<string, unknown>;
 
-export function canvasApiAuth(settings: CanvasApiSettings, fetchImpl?: typeof fetch): PlatformAuth {
+export interface CanvasApiAuthOptions {
+  fetch?: typeof fetch;
+  /**
+   * Whether the token URL was set by a flag or CANVASAPI_TOKEN_URL (then it wins over the one
+   * stored with a sign-in). Default: when it differs from the platform's default.
+   */
+  explicit?: { tokenUrl?: boolean };
+}
+
+export function canvasApiAuth(settings: CanvasApiSettings, options: CanvasApiAuthOptions = {}): PlatformAuth {
+  const fetchImpl = options.fetch;
+  const explicitTokenUrl = options.explicit?.tokenUrl ?? settings.oauth.tokenUrl !== CANVASAPI_DEFAULT_TOKEN_URL;
   return {
     platform: 'canvasapi',
     name: 'CanvasApi',
@@ -16,11 +27,13 @@ export function canvasApiAuth(settings: CanvasApiSettings, fetchImpl?: typeof fe
     oauth: {
       authorizeUrl: settings.oauth.authorizeUrl,
       tokenUrl: settings.oauth.tokenUrl,
+      // Derived from the base URL (no setting of its own): the URL stored with a sign-in wins.
       revokeUrl: settings.oauth.revokeUrl,
       ...(settings.oauth.clientId ? { clientId: settings.oauth.clientId } : {}),
       ...(settings.oauth.clientSecret ? { clientSecret: settings.oauth.clientSecret } : {}),
+      explicit: { tokenUrl: explicitTokenUrl, revokeUrl: false },
     },
-    clientIdSetting: CANVASAPI_ENV.clientId,
+    settingNames: { clientId: CANVASAPI_ENV.clientId, clientSecret: CANVASAPI_ENV.clientSecret, tokenUrl: CANVASAPI_ENV.tokenUrl, baseUrl: CANVASAPI_ENV.baseUrl },
     revokeStyle: 'canvas-json',
     lookupAccount: async (accessToken) => {
       try {

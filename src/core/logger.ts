@@ -2,16 +2,52 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
+/** The levels `TOOLSERVERS_LOG_LEVEL` takes, most verbose first. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Common spellings accepted for a level (case does not matter either). */
+export const LOG_LEVEL_ALIASES: Readonly<Record<string, LogLevel>> = {
+  warning: 'warn',
+  err: 'error',
+  critical: 'fatal',
+  off: 'silent',
+  none: 'silent',
+};
+
+/** An unknown log level; the message is one line that lists the valid ones. */
+export class LogLevelError extends Error {
+  constructor(value: string, setting: string) {
+    const shown = value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
+    super(`${setting}="${shown}" is not a log level. Use one of: ${LOG_LEVELS.join(', ')} (also accepted: ${Object.entries(LOG_LEVEL_ALIASES).map(([alias, level]) => `${alias} for ${level}`).join(', ')}).`);
+    this.name = 'LogLevelError';
+  }
+}
+
+/**
+ * The level for a setting's value: case-insensitive, aliases accepted, blank means `fallback`.
+ * Throws a LogLevelError for anything else.
+ */
+export function resolveLogLevel(value: string | undefined, fallback: LogLevel = 'info', setting = 'TOOLSERVERS_LOG_LEVEL'): LogLevel {
+  const text = value?.trim().toLowerCase();
+  if (!text) return fallback;
+  if ((LOG_LEVELS as readonly string[]).includes(text)) return text as LogLevel;
+  const alias = LOG_LEVEL_ALIASES[text];
+  if (alias) return alias;
+  throw new LogLevelError(value ?? '', setting);
+}
+
 /**
  * Structured logs on stderr: stdout belongs to the stdio MCP transport.
  * Anything that looks like a credential is redacted by path as a second line of defence;
  * the first is never handing secrets to the logger at all.
+ * The level goes through `resolveLogLevel` (an unknown one throws a LogLevelError).
  */
-export function createLogger(level: string = process.env.TOOLSERVERS_LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(level: string | undefined = process.env.TOOLSERVERS_LOG_LEVEL): Logger {
   return pino(
     {
       name: 'toolservers',
-      level,
+      level: resolveLogLevel(level),
       redact: {
         paths: [
           'headers.authorization',
@@ -22,9 +58,17 @@ export function createLogger(level: string = process.env.TOOLSERVERS_LOG_LEVEL ?
           '*.token',
           'accessToken',
           '*.accessToken',
+          'refreshToken',
+          '*.refreshToken',
+          'clientSecret',
+          '*.clientSecret',
           'access_token',
+          '*.access_token',
           'refresh_token',
+          '*.refresh_token',
           'client_secret',
+          '*.client_secret',
+          'code_verifier',
           'serverKey',
         ],
         censor: '[redacted]',

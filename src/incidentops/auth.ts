@@ -3,9 +3,24 @@ import { staticCredentials } from '../core/auth/credentials.js';
 import type { PlatformAuth } from '../core/auth/platform-auth.js';
 import { silentLogger } from '../core/logger.js';
 import { IncidentOpsApi } from './api.js';
-import { INCIDENTOPS_ENV, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
+import { INCIDENTOPS_ENV, INCIDENTOPS_IDENTITY_HOSTS, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
 
-export function incidentOpsAuth(settings: IncidentOpsSettings, fetchImpl?: typeof fetch): PlatformAuth {
+export interface IncidentOpsAuthOptions {
+  fetch?: typeof fetch;
+  /**
+   * Whether the token and revoke URLs were set by a flag or INCIDENTOPS_TOKEN_URL /
+   * INCIDENTOPS_REVOKE_URL (then they win over the ones stored with a sign-in). Default: when they
+   * differ from the identity service's defaults.
+   */
+  explicit?: { tokenUrl?: boolean; revokeUrl?: boolean };
+}
+
+function isDefaultIdentityUrl(url: string, path: string): boolean {
+  return Object.values(INCIDENTOPS_IDENTITY_HOSTS).some((host) => url === `${host}${path}`);
+}
+
+export function incidentOpsAuth(settings: IncidentOpsSettings, options: IncidentOpsAuthOptions = {}): PlatformAuth {
+  const fetchImpl = options.fetch;
   const explicit = incidentOpsExplicitToken(settings);
   return {
     platform: 'incidentops',
@@ -19,8 +34,12 @@ export function incidentOpsAuth(settings: IncidentOpsSettings, fetchImpl?: typeo
       scope: settings.oauth.scope,
       ...(settings.oauth.clientId ? { clientId: settings.oauth.clientId } : {}),
       ...(settings.oauth.clientSecret ? { clientSecret: settings.oauth.clientSecret } : {}),
+      explicit: {
+        tokenUrl: options.explicit?.tokenUrl ?? !isDefaultIdentityUrl(settings.oauth.tokenUrl, '/oauth/token'),
+        revokeUrl: options.explicit?.revokeUrl ?? !isDefaultIdentityUrl(settings.oauth.revokeUrl, '/oauth/revoke'),
+      },
     },
-    clientIdSetting: INCIDENTOPS_ENV.clientId,
+    settingNames: { clientId: INCIDENTOPS_ENV.clientId, clientSecret: INCIDENTOPS_ENV.clientSecret, tokenUrl: INCIDENTOPS_ENV.tokenUrl, baseUrl: INCIDENTOPS_ENV.baseUrl },
     revokeStyle: 'rfc7009',
     lookupAccount: async (accessToken) => {
       try {

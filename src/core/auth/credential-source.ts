@@ -1,17 +1,26 @@
 /**
  * Where one platform's Authorization header comes from: an explicit token (environment or flag)
  * first, else the stored sign-in, renewed with its refresh token shortly before it expires or once
- * after a 401. Platform-neutral: the platform key, endpoints and store come in as options.
+ * after a 401. Platform-neutral: the platform key, client settings and store come in as options.
+ *
+ * Renewal uses the client stored with the sign-in (client ID, secret, token URL), so a server
+ * started with none of those settings keeps working; a setting that is set wins (see client.ts).
  *
  * Refreshes are single-flight inside a process and serialised across processes by the store's
  * lock: the stored entry is re-read under the lock, and when another process already renewed it,
  * its result is used instead of spending the (possibly rotating) refresh token a second time.
+ *
+ * When no token can be sent, the reason is specific: nobody signed in, the credentials file cannot
+ * be used (which file, what is wrong, how to repair it), the sign-in was made for another base URL
+ * (both named), or it expired and cannot be renewed (and why).
  */
 
-import { ToolError } from '../errors.js';
+import { ToolError, type ToolErrorKind } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { resolveClient, type OAuthClientSettings, type ResolvedClient, type ValueSource } from './client.js';
 import { OAuthError, refreshTokenSet, type ClientAuthMethod, type OAuthEndpoints } from './oauth.js';
-import type { FileTokenStore, StoredCredential } from './token-store.js';
+import { printable } from './printable.js';
+import { CredentialStoreError, type FileTokenStore, type StoredCredential } from './token-store.js';
 
 export interface CredentialSourceOptions {
   /** Platform key as used in the store and in `toolservers login <platform>`. */
@@ -19,12 +28,15 @@ export interface CredentialSourceOptions {
   /** Explicit token from the environment or a flag: highest precedence, never refreshed. */
   envToken?: string;
   store?: FileTokenStore;
-  /** The configured OAuth client, for refresh. The stored entry's own tokenUrl/clientId win when present. */
-  endpoints?: OAuthEndpoints;
+  /** The OAuth client from the server's settings; values set there win over the stored ones. */
+  client?: OAuthClientSettings;
+  /** How the client authenticates when it has a secret (default `post`). */
   clientAuth?: ClientAuthMethod;
   /** The API base URL in use; a stored sign-in made for another base URL is not sent there. */
   baseUrl?: string;
-  /** Refresh this long before expiry (default 60 s). */
+  /** The setting that chooses the base URL, for messages (e.g. `CANVASAPI_BASE_URL`). */
+  baseUrlSetting?: string;
+  /** Refresh this long before expiry (default 60 s; at most half the token's lifetime). */
   refreshSkewMs?: number;
   /** Epoch ms (default Date.now). */
   now?: () => number;
@@ -36,6 +48,17 @@ export interface CredentialSourceOptions {
   loginCommand?: string;
 }
 
+/** Why no (or no fresh) stored token is available. */
+export type CredentialProblemCode =
+  | 'not_signed_in' // nothing stored for this platform
+  | 'no_store' // this source has no store at all
+  | 'store_unusable' // the credentials file cannot be read or rewritten
+  | 'entry_malformed' // this platform's entry in the file is malformed
+  | 'other_base_url' // the sign-in was made for another API base URL
+  | 'not_renewable' // expired (or rejected) and nothing to renew it with
+  | 'renewal_rejected' // the token endpoint refused the refresh token or the client
+  | 'renewal_failed'; // renewal did not get an answer (network, timeout, ...)
+
 export interface CredentialDescription {
   source: 'environment' | 'stored sign-in' | 'none';
   /** Epoch ms. */
@@ -43,10 +66,28 @@ export interface CredentialDescription {
   obtainedAt?: number;
   scope?: string;
   account?: { id?: string; name?: string; email?: string };
+  /** The API base URL the stored sign-in was made for. */
+  signedInFor?: string;
   /** Whether the stored sign-in has a refresh token. */
   refreshable?: boolean;
+  /** What renewal would use, and where each value comes from; never the secret itself. */
+  renewal?: {
+    clientId?: string;
+    clientIdFrom?: ValueSource;
+    clientSecret: ValueSource | 'none';
+    tokenUrl?: string;
+    tokenUrlFrom?: ValueSource;
+  };
   /** Why the stored sign-in is not (or soon not) usable, with what to do; never contains a secret. */
   problem?: string;
+  problemCode?: CredentialProblemCode;
+}
+
+interface Problem {
+  code: CredentialProblemCode;
+  kind: ToolErrorKind;
+  message: string;
+  nextStep: string;
 }
 
 type RefreshMode = { forced: false } | { forced: true; rejectedToken: string };
@@ -77,13 +118,22 @@ function tokenOf(authorization: string): string {
   return afterScheme?.[1] ?? trimmed;
 }
 
+function isoTime(epochMs: number): string {
+  try {
+    return new Date(epochMs).toISOString();
+  } catch {
+    return String(epochMs);
+  }
+}
+
 export class CredentialSource {
   readonly platform: string;
   private readonly envToken: string | undefined;
   private readonly store: FileTokenStore | undefined;
-  private readonly endpoints: OAuthEndpoints | undefined;
+  private readonly client: OAuthClientSettings | undefined;
   private readonly clientAuth: ClientAuthMethod | undefined;
   private readonly baseUrl: string | undefined;
+  private readonly baseUrlSetting: string | undefined;
   private readonly refreshSkewMs: number;
   private readonly now: () => number;
   private readonly fetchImpl: typeof fetch | undefined;
@@ -91,10 +141,9 @@ export class CredentialSource {
   private readonly refreshTimeoutMs: number;
   private readonly loginCommand: string;
 
-  /** The stored entry as last read (undefined when none or not usable here). */
-  private current: StoredCredential | undefined;
-  private problem: string | undefined;
-  private problemKind: 'not_configured' | 'unauthorized' = 'not_configured';
+  /** The stored entry as last read, usable here or not (for describe()). */
+  private found: StoredCredential | undefined;
+  private problem: Problem | undefined;
   private lastSentToken: string | undefined;
   private inflight: Promise<StoredCredential | undefined> | undefined;
   /** Access tokens that already had their one forced refresh after a 401. */
@@ -105,9 +154,10 @@ export class CredentialSource {
     const envToken = options.envToken?.trim();
     this.envToken = envToken ? envToken : undefined;
     this.store = options.store;
-    this.endpoints = options.endpoints;
+    this.client = options.client;
     this.clientAuth = options.clientAuth;
     this.baseUrl = options.baseUrl;
+    this.baseUrlSetting = options.baseUrlSetting;
     this.refreshSkewMs = Math.max(0, options.refreshSkewMs ?? 60_000);
     this.now = options.now ?? Date.now;
     this.fetchImpl = options.fetch;
@@ -130,18 +180,28 @@ export class CredentialSource {
   }
 
   /**
-   * Like `authorization()`, but throws a ToolError (`not_configured`, or `unauthorized` when the
-   * stored sign-in expired and cannot be renewed) whose message says what to run.
+   * Like `authorization()`, but throws a ToolError whose kind, message and next step say why no
+   * token is available (`not_configured` for a missing, unusable or misdirected sign-in,
+   * `unauthorized` when it expired and cannot be renewed, ...).
    */
   async requireAuthorization(scheme = 'Bearer'): Promise<string> {
     const value = await this.authorization(scheme);
     if (value !== undefined) return value;
-    const message = this.problem ?? `There are no ${this.platform} credentials: no token is configured and nobody has signed in.`;
-    throw new ToolError({
-      kind: this.problemKind,
-      message: `${message} Nothing was sent.`,
-      nextStep: `Run \`${this.loginCommand}\` (or configure a token), then call the tool again.`,
-    });
+    throw this.unavailableError();
+  }
+
+  /** The ToolError for "no token is available", from the last known problem. */
+  unavailableError(): ToolError {
+    const problem = this.problem ?? this.notSignedIn();
+    return new ToolError({ kind: problem.kind, message: `${problem.message} Nothing was sent.`, nextStep: problem.nextStep });
+  }
+
+  /**
+   * True when the last attempt found a reason more specific than "nobody signed in" (an unusable
+   * file, another base URL, an expired sign-in): servers report it instead of their generic message.
+   */
+  hasSpecificProblem(): boolean {
+    return this.problem !== undefined && this.problem.code !== 'not_signed_in' && this.problem.code !== 'no_store';
   }
 
   /**
@@ -167,51 +227,113 @@ export class CredentialSource {
   /** What is in use, from what was last read (call `status()` to read the store first). Never a secret. */
   describe(): CredentialDescription {
     if (this.envToken) return { source: 'environment' };
-    const current = this.current;
-    const out: CredentialDescription = { source: current ? 'stored sign-in' : 'none' };
-    if (current) {
-      if (current.expiresAt !== undefined) out.expiresAt = current.expiresAt;
-      out.obtainedAt = current.obtainedAt;
-      if (current.scope !== undefined) out.scope = current.scope;
-      if (current.account !== undefined) out.account = { ...current.account };
-      out.refreshable = current.refreshToken !== undefined;
+    const found = this.found;
+    const out: CredentialDescription = { source: found ? 'stored sign-in' : 'none' };
+    if (found) {
+      if (found.expiresAt !== undefined) out.expiresAt = found.expiresAt;
+      out.obtainedAt = found.obtainedAt;
+      if (found.scope !== undefined) out.scope = found.scope;
+      if (found.account !== undefined) out.account = { ...found.account };
+      if (found.baseUrl !== undefined) out.signedInFor = found.baseUrl;
+      out.refreshable = found.refreshToken !== undefined;
+      if (found.refreshToken !== undefined) {
+        const client = resolveClient(found, this.client);
+        out.renewal = {
+          ...(client.clientId !== undefined ? { clientId: client.clientId, clientIdFrom: client.from.clientId } : {}),
+          clientSecret: client.from.clientSecret ?? 'none',
+          ...(client.tokenUrl !== undefined ? { tokenUrl: client.tokenUrl, tokenUrlFrom: client.from.tokenUrl } : {}),
+        };
+      }
     }
-    if (this.problem !== undefined) out.problem = this.problem;
+    if (this.problem !== undefined) {
+      out.problem = `${this.problem.message} ${this.problem.nextStep}`;
+      out.problemCode = this.problem.code;
+    }
     return out;
   }
 
   /** Reads the store, then `describe()`. Does not refresh. */
   async status(): Promise<CredentialDescription> {
-    if (!this.envToken) await this.readStored();
+    if (!this.envToken) {
+      const stored = await this.readStored();
+      // An expired sign-in without a refresh token is reported as such (nothing is renewed here).
+      if (stored && this.isExpired(stored) && !stored.refreshToken) {
+        this.problem = {
+          code: 'not_renewable',
+          kind: 'unauthorized',
+          message: `The stored ${this.platform} access token expired at ${isoTime(stored.expiresAt ?? 0)} and cannot be renewed (the platform issued no refresh token).`,
+          nextStep: `Run \`${this.loginCommand}\` to sign in again.`,
+        };
+      }
+    }
     return this.describe();
   }
 
   // -------------------------------------------------------------------------------------------
 
+  private notSignedIn(): Problem {
+    if (!this.store) {
+      return { code: 'no_store', kind: 'not_configured', message: `No ${this.platform} token is configured.`, nextStep: 'Configure a token, then call the tool again.' };
+    }
+    return {
+      code: 'not_signed_in',
+      kind: 'not_configured',
+      message: `Nobody has signed in to ${this.platform} yet, and no token is configured.`,
+      nextStep: `Run \`${this.loginCommand}\` (or configure a token), then call the tool again.`,
+    };
+  }
+
+  /** Refresh ahead of expiry: the skew, but at most half the token's lifetime (short-lived tokens are not renewed on every call). */
+  private skewFor(credential: StoredCredential): number {
+    const expiresAt = credential.expiresAt;
+    if (expiresAt === undefined) return this.refreshSkewMs;
+    const lifetime = credential.obtainedAt > 0 ? expiresAt - credential.obtainedAt : Number.POSITIVE_INFINITY;
+    return lifetime > 0 ? Math.min(this.refreshSkewMs, lifetime / 2) : this.refreshSkewMs;
+  }
+
   private expiresSoon(credential: StoredCredential): boolean {
-    return credential.expiresAt !== undefined && credential.expiresAt - this.refreshSkewMs <= this.now();
+    return credential.expiresAt !== undefined && credential.expiresAt - this.skewFor(credential) <= this.now();
   }
 
   private isExpired(credential: StoredCredential): boolean {
     return credential.expiresAt !== undefined && credential.expiresAt <= this.now();
   }
 
-  private setProblem(kind: 'not_configured' | 'unauthorized', message: string | undefined): void {
-    this.problem = message;
-    this.problemKind = kind;
+  /** The problem a CredentialStoreError (or any store failure) means for this platform. */
+  private storeProblem(error: unknown, doing: 'read' | 'renew'): Problem {
+    const login = this.loginCommand;
+    if (error instanceof CredentialStoreError) {
+      const own = error.problem === 'malformed_entry' && error.platform === this.platform && doing === 'read';
+      return {
+        code: own ? 'entry_malformed' : 'store_unusable',
+        kind: 'not_configured',
+        message: `The stored ${this.platform} sign-in cannot be ${doing === 'read' ? 'used' : 'renewed'}: ${error.reason}`,
+        nextStep: error.repair.split('toolservers login <platform>').join(login),
+      };
+    }
+    const message = error instanceof Error ? printable(error.message) : String(error);
+    return {
+      code: 'store_unusable',
+      kind: 'not_configured',
+      message: `The stored ${this.platform} sign-in cannot be ${doing === 'read' ? 'read' : 'renewed'}: ${message}`,
+      nextStep: `Check the credentials file, then call the tool again; \`${login}\` signs in anew.`,
+    };
   }
 
   /** The stored entry if it may be used with this base URL; records why not otherwise. */
   private usableHere(credential: StoredCredential | undefined): StoredCredential | undefined {
     if (!credential) {
-      this.setProblem('not_configured', `Nobody has signed in to ${this.platform} yet (and no token is configured).`);
+      this.problem = this.notSignedIn();
       return undefined;
     }
     if (this.baseUrl && credential.baseUrl && normaliseBaseUrl(credential.baseUrl) !== normaliseBaseUrl(this.baseUrl)) {
-      this.setProblem(
-        'not_configured',
-        `The stored ${this.platform} sign-in was made for ${credential.baseUrl}, but ${this.baseUrl} is configured; it is not sent there. Run \`${this.loginCommand}\` to sign in for the configured address.`,
-      );
+      const setting = this.baseUrlSetting ? `${this.baseUrlSetting}=${credential.baseUrl}` : `the base URL ${credential.baseUrl}`;
+      this.problem = {
+        code: 'other_base_url',
+        kind: 'not_configured',
+        message: `The stored ${this.platform} sign-in was made for ${credential.baseUrl}, but this server uses ${this.baseUrl}; its token is not sent to another address.`,
+        nextStep: `Start the server with ${setting} to use that sign-in, or run \`${this.loginCommand} --base-url ${this.baseUrl}\` to sign in for ${this.baseUrl}.`,
+      };
       return undefined;
     }
     return credential;
@@ -219,22 +341,21 @@ export class CredentialSource {
 
   private async readStored(): Promise<StoredCredential | undefined> {
     if (!this.store) {
-      this.current = undefined;
-      this.setProblem('not_configured', `No ${this.platform} token is configured.`);
+      this.found = undefined;
+      this.problem = this.notSignedIn();
       return undefined;
     }
     let stored: StoredCredential | undefined;
     try {
       stored = await this.store.get(this.platform);
     } catch (error) {
-      this.current = undefined;
-      const message = error instanceof Error ? error.message : String(error);
-      this.setProblem('not_configured', `The stored ${this.platform} sign-in cannot be read: ${message}`);
-      this.logger.warn({ platform: this.platform, err: message }, 'cannot read the credentials store');
+      this.found = undefined;
+      this.problem = this.storeProblem(error, 'read');
+      this.logger.warn({ platform: this.platform, err: this.problem.message }, 'cannot use the credentials store');
       return undefined;
     }
+    this.found = stored;
     const usable = this.usableHere(stored);
-    this.current = usable;
     return usable;
   }
 
@@ -242,7 +363,7 @@ export class CredentialSource {
     const stored = await this.readStored();
     if (!stored) return undefined;
     if (!this.expiresSoon(stored)) {
-      this.setProblem('not_configured', undefined);
+      this.problem = undefined;
       return stored;
     }
     const renewed = await this.refresh({ forced: false });
@@ -262,23 +383,19 @@ export class CredentialSource {
     return running;
   }
 
-  /** The OAuth client to renew `credential` with: its own token URL and client id, the secret only when it is the same client. */
-  private refreshEndpoints(credential: StoredCredential): { endpoints: OAuthEndpoints; clientAuth: ClientAuthMethod } | undefined {
-    const configured = this.endpoints;
-    const tokenUrl = credential.tokenUrl ?? configured?.tokenUrl;
-    const clientId = credential.clientId ?? configured?.clientId;
-    if (!tokenUrl || !clientId) return undefined;
-    const sameClient =
-      configured !== undefined &&
-      configured.clientId === clientId &&
-      (credential.tokenUrl === undefined || credential.tokenUrl === configured.tokenUrl);
-    const endpoints: OAuthEndpoints = { authorizeUrl: configured?.authorizeUrl ?? tokenUrl, tokenUrl, clientId };
-    if (configured?.allowInsecureHttp) endpoints.allowInsecureHttp = true;
-    if (sameClient && configured.clientSecret) {
-      endpoints.clientSecret = configured.clientSecret;
-      return { endpoints, clientAuth: this.clientAuth ?? 'post' };
+  /** The OAuth client to renew `credential` with, or why there is none. */
+  private refreshClient(credential: StoredCredential): { endpoints: OAuthEndpoints; clientAuth: ClientAuthMethod; resolved: ResolvedClient } | { missing: string } {
+    const resolved = resolveClient(credential, this.client);
+    const names = this.client?.names ?? {};
+    if (!resolved.clientId) return { missing: `no client ID is known (the sign-in stored none${names.clientId ? ` and ${names.clientId} is not set` : ''})` };
+    if (!resolved.tokenUrl) return { missing: `no token URL is known (the sign-in stored none${names.tokenUrl ? ` and ${names.tokenUrl} is not set` : ''})` };
+    const endpoints: OAuthEndpoints = { authorizeUrl: resolved.tokenUrl, tokenUrl: resolved.tokenUrl, clientId: resolved.clientId };
+    if (this.client?.allowInsecureHttp) endpoints.allowInsecureHttp = true;
+    if (resolved.clientSecret) {
+      endpoints.clientSecret = resolved.clientSecret;
+      return { endpoints, clientAuth: this.clientAuth ?? 'post', resolved };
     }
-    return { endpoints, clientAuth: 'none' };
+    return { endpoints, clientAuth: 'none', resolved };
   }
 
   private async runRefresh(mode: RefreshMode): Promise<StoredCredential | undefined> {
@@ -290,6 +407,7 @@ export class CredentialSource {
       const stored = await store.update(this.platform, async (current) => {
         outcome = undefined;
         renewedHere = false;
+        this.found = current;
         const usable = this.usableHere(current);
         if (!usable) return current;
         // Re-read under the lock: another process (or an earlier call) may already have renewed it.
@@ -298,19 +416,24 @@ export class CredentialSource {
           outcome = usable;
           return current;
         }
+        const what = mode.forced ? 'was rejected by the platform' : usable.expiresAt !== undefined && this.isExpired(usable) ? `expired at ${isoTime(usable.expiresAt)}` : 'is about to expire';
         if (!usable.refreshToken) {
-          this.setProblem(
-            'unauthorized',
-            `The stored ${this.platform} sign-in ${mode.forced ? 'was rejected' : 'has expired'} and cannot be renewed (no refresh token). Run \`${this.loginCommand}\` to sign in again.`,
-          );
+          this.problem = {
+            code: 'not_renewable',
+            kind: 'unauthorized',
+            message: `The stored ${this.platform} sign-in ${what} and cannot be renewed: the platform issued no refresh token.`,
+            nextStep: `Run \`${this.loginCommand}\` to sign in again.`,
+          };
           return current;
         }
-        const client = this.refreshEndpoints(usable);
-        if (!client) {
-          this.setProblem(
-            'unauthorized',
-            `The stored ${this.platform} sign-in cannot be renewed: no token endpoint or client id is known. Run \`${this.loginCommand}\` to sign in again.`,
-          );
+        const client = this.refreshClient(usable);
+        if ('missing' in client) {
+          this.problem = {
+            code: 'not_renewable',
+            kind: 'unauthorized',
+            message: `The stored ${this.platform} sign-in ${what} and cannot be renewed: ${client.missing}.`,
+            nextStep: `Run \`${this.loginCommand}\` to sign in again (the client is stored with the sign-in).`,
+          };
           return current;
         }
         try {
@@ -335,40 +458,64 @@ export class CredentialSource {
           renewedHere = true;
           return next;
         } catch (error) {
-          this.recordRefreshFailure(error);
+          this.recordRefreshFailure(error, what, client.resolved);
           return current;
         }
       });
       if (outcome !== undefined && stored !== undefined) {
         outcome = stored;
-        this.current = stored;
-        this.setProblem('not_configured', undefined);
+        this.found = stored;
+        this.problem = undefined;
         if (renewedHere) this.logger.info({ platform: this.platform, expiresAt: stored.expiresAt }, 'stored sign-in renewed');
       }
     } catch (error) {
-      // The store itself failed (lock timeout, unreadable file): keep going without a renewal.
-      const message = error instanceof Error ? error.message : String(error);
-      this.setProblem('unauthorized', `Renewing the stored ${this.platform} sign-in failed: ${message}`);
-      this.logger.warn({ platform: this.platform, err: message }, 'could not renew the stored sign-in');
+      // The store itself failed (malformed file, lock timeout): nothing was spent, nothing changed.
+      this.problem = this.storeProblem(error, 'renew');
+      this.logger.warn({ platform: this.platform, err: this.problem.message }, 'could not renew the stored sign-in');
       return undefined;
     }
     return outcome;
   }
 
-  private recordRefreshFailure(error: unknown): void {
+  private recordRefreshFailure(error: unknown, what: string, client: ResolvedClient): void {
     const oauthError = error instanceof OAuthError ? error : undefined;
-    if (oauthError?.error === 'invalid_grant') {
-      this.setProblem(
-        'unauthorized',
-        `The stored ${this.platform} sign-in has expired or was revoked (the token endpoint answered invalid_grant), so it cannot be renewed. Run \`${this.loginCommand}\` to sign in again.`,
-      );
+    const names = this.client?.names ?? {};
+    const login = this.loginCommand;
+    const otherClient = client.otherClient
+      ? ` The sign-in was made with client ID ${client.otherClient.stored}, but ${names.clientId ?? 'the settings'} ${names.clientId ? 'sets' : 'name'} ${client.otherClient.configured}: a refresh token only works with the app that issued it.`
+      : '';
+    const otherClientStep = client.otherClient ? ` Or unset ${names.clientId ?? 'the client ID setting'} so that the stored client is used.` : '';
+    const providerCode = oauthError?.error;
+    if (providerCode === 'invalid_grant') {
+      this.problem = {
+        code: 'renewal_rejected',
+        kind: 'unauthorized',
+        message: `The stored ${this.platform} sign-in ${what}, and the token endpoint refused its refresh token (invalid_grant): the sign-in has expired or was revoked.${otherClient}`,
+        nextStep: `Run \`${login}\` to sign in again.${otherClientStep}`,
+      };
+    } else if (providerCode === 'invalid_client' || providerCode === 'unauthorized_client') {
+      const secretNote =
+        client.from.clientSecret === undefined
+          ? ` No client secret was sent: none is stored with the sign-in (it was made by an older toolservers, or without --client-secret)${names.clientSecret ? ` and ${names.clientSecret} is not set` : ''}.`
+          : client.from.clientSecret === 'setting'
+            ? ` The client secret came from ${names.clientSecret ?? 'the settings'}; check it, or unset it to use the one stored with the sign-in.`
+            : ' The client secret stored with the sign-in was sent; the app\'s secret may have been changed.';
+      this.problem = {
+        code: 'renewal_rejected',
+        kind: 'unauthorized',
+        message: `The stored ${this.platform} sign-in ${what}, and the token endpoint refused the client while renewing it (${providerCode}).${secretNote}${otherClient}`,
+        nextStep: `Run \`${login}\` with the app's client ID and secret (both are stored with the sign-in)${names.clientSecret ? `, or set ${names.clientSecret} for the server` : ''}.${otherClientStep}`,
+      };
     } else {
-      const message = error instanceof Error ? error.message : String(error);
-      this.setProblem(
-        'unauthorized',
-        `Renewing the stored ${this.platform} sign-in failed: ${message} It is tried again on the next request; if it keeps failing, run \`${this.loginCommand}\`.`,
-      );
+      const message = error instanceof Error ? printable(error.message) : String(error);
+      const kind: ToolErrorKind = oauthError?.kind === 'network_error' ? 'network_error' : oauthError?.kind === 'timeout' ? 'timeout' : 'unauthorized';
+      this.problem = {
+        code: 'renewal_failed',
+        kind,
+        message: `The stored ${this.platform} sign-in ${what}, and renewing it failed: ${message}${otherClient}`,
+        nextStep: `It is tried again on the next call; if it keeps failing, run \`${login}\`.${otherClientStep}`,
+      };
     }
-    this.logger.warn({ platform: this.platform, err: this.problem }, 'could not renew the stored sign-in');
+    this.logger.warn({ platform: this.platform, err: this.problem.message }, 'could not renew the stored sign-in');
   }
 }

@@ -18,17 +18,17 @@ export function staticCredentials(authorization: string | undefined): Credential
 
 /**
  * Credentials backed by a CredentialSource (explicit token first, else the stored sign-in).
- * When a stored sign-in exists but cannot be used (expired and not renewable), the source's own
- * error, which names the login command, is raised instead of the generic "not configured".
+ * Only when nothing at all is configured (no token, nobody signed in) is undefined returned, so
+ * that the server says what to set or run. Any more specific reason (the credentials file cannot
+ * be used, the sign-in was made for another base URL, it expired and cannot be renewed) is raised
+ * as the source's own ToolError, which names the file, the addresses or the command.
  */
 export function sourceCredentials(source: CredentialSource, scheme: string): Credentials {
   return {
     authorization: async () => {
       const value = await source.authorization(scheme);
       if (value !== undefined) return value;
-      const description = source.describe();
-      // A stored sign-in that cannot be used has its own explanation; nothing at all gets the server's message.
-      if (description.source === 'stored sign-in' && description.problem) return source.requireAuthorization(scheme);
+      if (source.hasSpecificProblem()) throw source.unavailableError();
       return undefined;
     },
     refresh: () => source.onUnauthorized(),

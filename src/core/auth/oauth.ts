@@ -3,12 +3,16 @@
  * PKCE (S256) and a one-shot loopback redirect server, refresh, and revocation.
  *
  * Platform-neutral: endpoints, client id/secret and scopes come in as `OAuthEndpoints`.
- * No error message ever contains a token, code, verifier or client secret.
+ * No error message ever contains a token, code, verifier or client secret, and text from the
+ * provider (error codes and descriptions) is stripped of control characters and escape sequences
+ * before it goes into a message.
  */
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
+import { printable } from './printable.js';
 
 export interface OAuthEndpoints {
   authorizeUrl: string;
@@ -44,7 +48,7 @@ export type ClientAuthMethod = 'post' | 'basic' | 'none';
 
 export type OAuthErrorKind =
   | 'configuration' // endpoints or options are unusable; nothing was sent
-  | 'state_mismatch' // the callback's state is not the one this login sent (code NOT exchanged)
+  | 'state_mismatch' // (not raised by loginWithBrowser any more: a callback without this login's state is ignored)
   | 'invalid_callback' // the callback lacks a code
   | 'authorization_denied' // the provider redirected back with error=...
   | 'token_error' // the token endpoint answered with an OAuth error (e.g. invalid_grant)
@@ -202,6 +206,12 @@ function scrub(text: string, secrets: readonly (string | undefined)[]): string {
   return out;
 }
 
+/** Constant-time comparison of two strings (of any length). */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
 function describeProviderError(code: string, description: string | undefined): string {
   return description ? `${code} (${description})` : code;
 }
@@ -215,7 +225,7 @@ function toOAuthError(
   callerSignal: AbortSignal | undefined,
 ): OAuthError {
   if (error instanceof OAuthError) return error;
-  const clean = (text: string | undefined): string | undefined => (text === undefined ? undefined : scrub(text, secrets).slice(0, 500));
+  const clean = (text: string | undefined): string | undefined => (text === undefined ? undefined : printable(scrub(text, secrets)).slice(0, 500));
   if (error instanceof oauth.ResponseBodyError) {
     const description = clean(error.error_description);
     const code = clean(error.error) ?? 'error';
@@ -310,8 +320,9 @@ interface Callback {
 /**
  * Interactive sign-in: prints (and tries to open) the authorize URL, waits for the provider to
  * redirect the browser to `http://127.0.0.1:<port><path>`, checks `state`, exchanges the code
- * (with the PKCE verifier) and resolves with the token set. The loopback server accepts exactly
- * one callback and is always closed before this returns.
+ * (with the PKCE verifier) and resolves with the token set. Requests without this login's `state`
+ * are answered 400 and ignored (nothing of them is printed); the first one with it is the answer.
+ * The loopback server accepts exactly one callback and is always closed before this returns.
  */
 export async function loginWithBrowser(endpoints: OAuthEndpoints, options: LoginOptions): Promise<TokenSet> {
   const { as, insecure } = authorizationServer(endpoints, 'authorize');
@@ -333,6 +344,7 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
     deliver = resolve;
   });
   let accepted = false;
+  let ignored = 0;
   let port = 0;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -347,6 +359,20 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
     }
     if (accepted) {
       answer(res, 409, 'Already handled', 'This sign-in has already been handled; return to the terminal.');
+      return;
+    }
+    // Only the redirect that carries this login's state is the answer; anything else (a stray or
+    // forged request from another local process, a stale tab) gets a 400 and the login keeps waiting.
+    const states = url.searchParams.getAll('state');
+    if (states.length !== 1 || !sameSecret(states[0] ?? '', state)) {
+      ignored += 1;
+      answer(
+        res,
+        400,
+        'Not this sign-in',
+        'This address only accepts the answer to the sign-in started by toolservers in your terminal, and this request does not carry its state. If you are signing in, finish in the tab the sign-in address opened.',
+      );
+      if (ignored <= 3) options.print('Ignored a request to the sign-in receiver that did not carry this sign-in\'s state (answered 400); still waiting for the browser ...');
       return;
     }
     accepted = true;
@@ -425,29 +451,23 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
     }
 
     async function completeCallback(received: URLSearchParams): Promise<TokenSet> {
-      const returnedState = received.get('state');
+      // The state was checked before the callback was accepted.
       const providerError = received.get('error');
-      if (returnedState !== null && returnedState !== state) {
-        throw new OAuthError('state_mismatch', 'The sign-in callback carried an unexpected state (possible forgery or a stale browser tab); the code was not used. Run the login again.');
-      }
       if (providerError !== null) {
-        const code = scrub(providerError, secrets()).slice(0, 200);
+        const code = printable(scrub(providerError, secrets())).slice(0, 200);
         const descriptionRaw = received.get('error_description');
-        const description = descriptionRaw === null ? undefined : scrub(descriptionRaw, secrets()).slice(0, 500);
+        const description = descriptionRaw === null ? undefined : printable(scrub(descriptionRaw, secrets())).slice(0, 500);
         throw new OAuthError('authorization_denied', `The provider refused the sign-in: ${describeProviderError(code, description)}.`, {
           error: code,
           ...(description !== undefined ? { errorDescription: description } : {}),
         });
-      }
-      if (returnedState === null) {
-        throw new OAuthError('state_mismatch', 'The sign-in callback carried no state; the code was not used. Run the login again.');
       }
       if (!received.get('code')) throw new OAuthError('invalid_callback', 'The sign-in callback carried no authorization code.');
       let validated: URLSearchParams;
       try {
         validated = oauth.validateAuthResponse(as, client, received, state);
       } catch (error) {
-        throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${scrub(error instanceof Error ? error.message : String(error), secrets())}.`);
+        throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${printable(scrub(error instanceof Error ? error.message : String(error), secrets()))}.`);
       }
       const secretsWithCode = [...secrets(), received.get('code') ?? undefined];
       try {
@@ -513,7 +533,7 @@ export async function revokeToken(endpoints: OAuthEndpoints, token: string, opti
     } catch {
       message = text.trim() || undefined;
     }
-    const detail = message ? `: ${scrub(message, secrets).slice(0, 300)}` : '';
+    const detail = message ? `: ${printable(scrub(message, secrets)).slice(0, 300)}` : '';
     throw new OAuthError('revocation_error', `The revocation endpoint answered HTTP ${response.status}${detail}.`, { status: response.status });
   }
   const clientAuth = clientAuthentication(endpoints, options.clientAuth);

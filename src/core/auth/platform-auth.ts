@@ -4,10 +4,12 @@
  * `login`, `logout` and `auth status` and the servers' credentials all go through here.
  */
 import type { Logger } from '../logger.js';
+import { resolveClient, type OAuthClientSettings } from './client.js';
 import { CredentialSource, type CredentialDescription } from './credential-source.js';
 import { sourceCredentials, type Credentials } from './credentials.js';
 import { loginWithBrowser, revokeToken, type LoginOptions, type OAuthEndpoints } from './oauth.js';
-import type { FileTokenStore, StoredCredential } from './token-store.js';
+import { printable, printableOrUndefined } from './printable.js';
+import { CredentialStoreError, type FileTokenStore, type StoredCredential } from './token-store.js';
 
 export interface PlatformAuth {
   /** Platform key in the store and in `toolservers login <platform>`. */
@@ -17,10 +19,14 @@ export interface PlatformAuth {
   baseUrl: string;
   /** A token from the environment or a flag; wins over any stored sign-in and is never refreshed. */
   explicit?: { token: string; scheme: string; setting: string };
-  /** The OAuth client and endpoints; `clientId` undefined when no client is configured. */
-  oauth: Omit<OAuthEndpoints, 'clientId'> & { clientId?: string; revokeUrl: string };
-  /** The settings that configure the client, for messages. */
-  clientIdSetting: string;
+  /**
+   * The OAuth client and endpoints (defaults filled in); `clientId` undefined when no client is
+   * configured. `explicit` says which endpoints were set by a flag or variable rather than defaulted:
+   * only those win over the ones stored with a sign-in.
+   */
+  oauth: Omit<OAuthEndpoints, 'clientId'> & { clientId?: string; revokeUrl: string; explicit?: { tokenUrl?: boolean; revokeUrl?: boolean } };
+  /** The settings that configure the client and the address, for messages. */
+  settingNames: { clientId: string; clientSecret: string; tokenUrl: string; baseUrl: string };
   revokeStyle: 'rfc7009' | 'canvas-json';
   /** Best effort: who the token belongs to (never throws). */
   lookupAccount(accessToken: string): Promise<StoredCredential['account'] | undefined>;
@@ -32,8 +38,23 @@ export interface PlatformCredentials {
 }
 
 function endpointsOf(auth: PlatformAuth): OAuthEndpoints | undefined {
-  const { clientId, ...rest } = auth.oauth;
+  const { clientId, explicit: _explicit, ...rest } = auth.oauth;
   return clientId ? { ...rest, clientId } : undefined;
+}
+
+/** The client settings of a server: only what was set explicitly wins over a stored sign-in; the rest are fallbacks. */
+export function configuredClient(auth: PlatformAuth): OAuthClientSettings {
+  const { oauth } = auth;
+  return {
+    ...(oauth.clientId ? { clientId: oauth.clientId } : {}),
+    ...(oauth.clientSecret ? { clientSecret: oauth.clientSecret } : {}),
+    ...(oauth.explicit?.tokenUrl ? { tokenUrl: oauth.tokenUrl } : {}),
+    ...(oauth.explicit?.revokeUrl ? { revokeUrl: oauth.revokeUrl } : {}),
+    defaultTokenUrl: oauth.tokenUrl,
+    defaultRevokeUrl: oauth.revokeUrl,
+    ...(oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    names: { clientId: auth.settingNames.clientId, clientSecret: auth.settingNames.clientSecret, tokenUrl: auth.settingNames.tokenUrl },
+  };
 }
 
 /** Explicit token first, else the stored sign-in (renewed before expiry and once after a 401). */
@@ -43,13 +64,13 @@ export function platformCredentials(
   logger: Logger,
   options: { now?: () => number; fetch?: typeof fetch } = {},
 ): PlatformCredentials {
-  const endpoints = endpointsOf(auth);
   const source = new CredentialSource({
     platform: auth.platform,
     ...(auth.explicit ? { envToken: auth.explicit.token } : {}),
     ...(store ? { store } : {}),
-    ...(endpoints ? { endpoints } : {}),
+    client: configuredClient(auth),
     baseUrl: auth.baseUrl,
+    baseUrlSetting: auth.settingNames.baseUrl,
     logger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -61,21 +82,37 @@ export interface SignInOptions extends Omit<LoginOptions, 'now'> {
   now?: () => number;
 }
 
-/** The browser sign-in; stores the result (with refresh token, expiry and account) and returns it. */
+function printableAccount(account: StoredCredential['account'] | undefined): StoredCredential['account'] | undefined {
+  if (!account) return undefined;
+  const out: NonNullable<StoredCredential['account']> = {};
+  for (const key of ['id', 'name', 'email'] as const) {
+    const value = printableOrUndefined(account[key])?.trim();
+    if (value) out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The browser sign-in; stores the result with everything renewal and revocation need (refresh
+ * token, expiry, client ID and secret, token and revoke URLs) and the account, and returns it.
+ * A credentials file that could not be rewritten safely is reported before the browser opens.
+ */
 export async function signIn(auth: PlatformAuth, store: FileTokenStore, options: SignInOptions): Promise<StoredCredential> {
   const endpoints = endpointsOf(auth);
   if (!endpoints) {
-    throw new Error(`Signing in to ${auth.name} needs the OAuth app's client ID: set ${auth.clientIdSetting} (and its secret, if the app has one).`);
+    throw new Error(`Signing in to ${auth.name} needs the OAuth app's client ID: set ${auth.settingNames.clientId} or pass --client-id (and the app's secret, if it has one).`);
   }
+  await store.checkWritable(auth.platform);
   const now = options.now ?? Date.now;
   const tokens = await loginWithBrowser(endpoints, { ...options, now });
-  const account = await auth.lookupAccount(tokens.accessToken);
+  const account = printableAccount(await auth.lookupAccount(tokens.accessToken));
   const credential: StoredCredential = {
     platform: auth.platform,
     accessToken: tokens.accessToken,
     tokenType: tokens.tokenType,
     obtainedAt: now(),
     clientId: endpoints.clientId,
+    ...(endpoints.clientSecret ? { clientSecret: endpoints.clientSecret } : {}),
     tokenUrl: endpoints.tokenUrl,
     revokeUrl: auth.oauth.revokeUrl,
     baseUrl: auth.baseUrl,
@@ -93,36 +130,68 @@ export interface SignOutResult {
   revoked: boolean;
   /** Why revocation did not happen (the stored tokens are deleted regardless). */
   revokeProblem?: string;
+  /** The entry was malformed: it was removed without revoking anything. */
+  removedMalformed?: boolean;
 }
 
-/** Revokes the stored sign-in where the platform can, then deletes it from the store. */
-export async function signOut(auth: PlatformAuth, store: FileTokenStore, options: { fetch?: typeof fetch } = {}): Promise<SignOutResult> {
-  const stored = await store.get(auth.platform);
-  if (!stored) return { signedIn: false, revoked: false };
-  let revoked = false;
-  let revokeProblem: string | undefined;
-  const clientId = stored.clientId ?? auth.oauth.clientId;
-  if (!clientId) {
-    revokeProblem = `no client ID to revoke with (set ${auth.clientIdSetting})`;
-  } else {
-    const sameClient = clientId === auth.oauth.clientId;
-    const endpoints: OAuthEndpoints = {
-      ...auth.oauth,
-      clientId,
-      revokeUrl: stored.revokeUrl ?? auth.oauth.revokeUrl,
-      ...(sameClient && auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : { clientSecret: undefined }),
-    };
-    // RFC 7009: revoking the refresh token ends the whole grant; the whiteboard platform revokes by access token.
-    const token = auth.revokeStyle === 'rfc7009' ? stored.refreshToken ?? stored.accessToken : stored.accessToken;
-    try {
-      await revokeToken(endpoints, token, { style: auth.revokeStyle, ...(options.fetch ? { fetch: options.fetch } : {}) });
-      revoked = true;
-    } catch (error) {
-      revokeProblem = error instanceof Error ? error.message : String(error);
+/**
+ * Revokes the stored sign-in where the platform can, with the client stored with it (settings
+ * that are set win), then deletes it; both in one locked update, so a file that could not be
+ * rewritten safely fails before anything is revoked. A malformed entry of this platform is
+ * removed (other entries are kept as they are).
+ */
+export async function signOut(auth: PlatformAuth, store: FileTokenStore, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): Promise<SignOutResult> {
+  let result: SignOutResult = { signedIn: false, revoked: false };
+  try {
+    await store.update(auth.platform, async (stored) => {
+      if (!stored) return undefined;
+      result = { signedIn: true, ...(await revokeStored(auth, stored, options)) };
+      return undefined;
+    });
+  } catch (error) {
+    if (error instanceof CredentialStoreError && error.problem === 'malformed_entry' && error.platform === auth.platform) {
+      // `logout` is the repair for this platform's own malformed entry (unless another entry is malformed too).
+      await store.delete(auth.platform, { removeMalformed: true });
+      return {
+        signedIn: true,
+        revoked: false,
+        removedMalformed: true,
+        revokeProblem: `the stored entry was malformed (${error.detail ?? 'unknown problem'}), so nothing could be revoked; it was removed`,
+      };
     }
+    throw error;
   }
-  await store.delete(auth.platform);
-  return { signedIn: true, revoked, ...(revokeProblem ? { revokeProblem } : {}) };
+  return result;
+}
+
+async function revokeStored(
+  auth: PlatformAuth,
+  stored: StoredCredential,
+  options: { fetch?: typeof fetch; timeoutMs?: number },
+): Promise<{ revoked: boolean; revokeProblem?: string }> {
+  const client = resolveClient(stored, configuredClient(auth));
+  const names = auth.settingNames;
+  if (!client.clientId) return { revoked: false, revokeProblem: `no client ID to revoke with (none was stored with the sign-in; set ${names.clientId})` };
+  if (!client.revokeUrl) return { revoked: false, revokeProblem: 'no revoke URL is known' };
+  if (auth.revokeStyle === 'canvas-json' && !client.clientSecret) {
+    return { revoked: false, revokeProblem: `no client secret to revoke with (none was stored with the sign-in; set ${names.clientSecret})` };
+  }
+  const endpoints: OAuthEndpoints = {
+    authorizeUrl: client.revokeUrl,
+    tokenUrl: client.tokenUrl ?? client.revokeUrl,
+    revokeUrl: client.revokeUrl,
+    clientId: client.clientId,
+    ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+    ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+  };
+  // RFC 7009: revoking the refresh token ends the whole grant; the whiteboard platform revokes by access token.
+  const token = auth.revokeStyle === 'rfc7009' ? stored.refreshToken ?? stored.accessToken : stored.accessToken;
+  try {
+    await revokeToken(endpoints, token, { style: auth.revokeStyle, timeoutMs: options.timeoutMs ?? 15_000, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    return { revoked: true };
+  } catch (error) {
+    return { revoked: false, revokeProblem: printable(error instanceof Error ? error.message : String(error)) };
+  }
 }
 
 export interface AuthStatus extends CredentialDescription {
