@@ -120,7 +120,14 @@ export async function runCanvasTool(entry: CanvasEntry, args: Json, deps: Canvas
       resourceLabel: labelFor(entry, pathParams),
     });
   } catch (error) {
-    throw error instanceof ToolError && error.details.kind === 'forbidden' ? withAccessHint(error, entry) : error;
+    if (!(error instanceof ToolError)) throw error;
+    if (error.details.kind === 'forbidden') throw withAccessHint(error, entry);
+    const status = error.details.status;
+    if (error.details.kind === 'upstream_error' && status !== undefined && status >= 200 && status < 300) {
+      // A success whose body could not be read (not JSON): say which tool and endpoint, and what to check.
+      throw new ToolError({ ...error.details, message: `${error.details.message} ${expectedShapeText(entry, status)}.`, nextStep: shapeNextStep(entry) });
+    }
+    throw error;
   }
   return shapeResult(entry, args, response.status, response.data);
 }
@@ -281,15 +288,19 @@ export function shapeResult(entry: CanvasEntry, args: Json, status: number, data
 
 /** A success status whose body is not what the endpoint answers: the platform's fault, not the caller's nor this server's. */
 function unexpectedShape(entry: CanvasEntry, status: number, got: string): ToolError {
+  return new ToolError({ kind: 'upstream_error', status, message: `${expectedShapeText(entry, status)}: it sent ${got}.`, nextStep: shapeNextStep(entry) });
+}
+
+function expectedShapeText(entry: CanvasEntry, status: number): string {
   const expected = entry.answersArray ? 'a JSON object or array' : 'a JSON object';
-  return new ToolError({
-    kind: 'upstream_error',
-    status,
-    message: `The platform's answer to ${entry.name} (${entry.method} ${entry.path}, HTTP ${status}) was not in the expected shape: ${expected} was expected, it sent ${got}.`,
-    nextStep:
-      (entry.effect === 'read' ? '' : 'The change may have been made: read the resource before trying again. ') +
-      'Check that the API base URL points at the platform itself (not a proxy or login page); if it does, try again later.',
-  });
+  return `The platform's answer to ${entry.name} (${entry.method} ${entry.path}, HTTP ${status}) was not in the expected shape (${expected})`;
+}
+
+function shapeNextStep(entry: CanvasEntry): string {
+  return (
+    (entry.effect === 'read' ? '' : 'The change may have been made: read the resource before trying again. ') +
+    'Nothing is wrong with the arguments. Check that the API base URL (CANVASAPI_BASE_URL) points at the platform itself, not a proxy or a login page; if it does, try again later.'
+  );
 }
 
 /** Page links of list answers: `next_page` says the same in the tool's own terms. */

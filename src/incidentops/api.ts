@@ -1,3 +1,4 @@
+import { ToolError } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import type { Logger } from '../core/logger.js';
 import { UpstreamClient, type QueryValue } from '../core/upstream.js';
@@ -69,7 +70,11 @@ export class IncidentOpsApi {
           details: Array.isArray(details) ? details : isRecord(details) ? details : undefined,
         };
       },
-      describeError: ({ status, platformCode, resourceLabel }) => {
+      describeError: ({ kind, status, platformCode, resourceLabel, method, pathTemplate, defaultMessage }) => {
+        if (kind === 'upstream_error' && status !== undefined && status >= 200 && status < 300) {
+          // A success status whose body could not be read: the answer is not in the expected shape.
+          return { message: `${defaultMessage} The answer to ${method} ${pathTemplate} was not in the expected shape.`, nextStep: UNEXPECTED_SHAPE_NEXT_STEP };
+        }
         if (status === 401) {
           return {
             message: 'IncidentOps rejected the credentials: the token is invalid, expired or revoked.',
@@ -99,15 +104,17 @@ export class IncidentOpsApi {
 
   /** GET one resource and return the object under `key` (e.g. `incident`). */
   async getOne(path: string, pathParams: Record<string, string>, key: string, signal: AbortSignal, resourceLabel: string, query: Query = {}): Promise<Json> {
-    const response = await this.client.request<Json>({ method: 'GET', path, pathParams, query, signal, resourceLabel });
-    const value = response.data?.[key];
-    if (!isRecord(value)) throw new Error(`IncidentOps answered ${path} without a "${key}" object`);
+    const response = await this.client.request<unknown>({ method: 'GET', path, pathParams, query, signal, resourceLabel });
+    const data = response.data;
+    if (!isRecord(data)) throw unexpectedShape(path, response.status, `a JSON object was expected, it sent ${describeJson(data)}`);
+    const value = data[key];
+    if (!isRecord(value)) throw unexpectedShape(path, response.status, `the "${key}" object is missing (${value === undefined ? 'no such key' : `it is ${describeJson(value)}`})`);
     return value;
   }
 
   /** GET one page of a classic-paginated list; items come from `key`. */
   async listPage(path: string, key: string, query: Query, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string): Promise<ListPage> {
-    const response = await this.client.request<Json>({
+    const response = await this.client.request<unknown>({
       method: 'GET',
       path,
       query,
@@ -115,8 +122,13 @@ export class IncidentOpsApi {
       ...(pathParams ? { pathParams } : {}),
       ...(resourceLabel ? { resourceLabel } : {}),
     });
-    const data = response.data ?? {};
-    const items = Array.isArray(data[key]) ? (data[key] as unknown[]).filter(isRecord) : [];
+    const data = response.data as unknown;
+    if (!isRecord(data)) throw unexpectedShape(path, response.status, `a JSON object was expected, it sent ${describeJson(data)}`);
+    const list = data[key];
+    if (!Array.isArray(list)) throw unexpectedShape(path, response.status, `the "${key}" list is missing (${list === undefined ? 'no such key' : `it is ${describeJson(list)}`})`);
+    const odd = list.findIndex((item) => !isRecord(item));
+    if (odd >= 0) throw unexpectedShape(path, response.status, `"${key}" holds ${describeJson(list[odd])} at index ${odd}, not an object`);
+    const items = list as Json[];
     return {
       items,
       limit: typeof data.limit === 'number' ? data.limit : Number(query.limit ?? items.length),
@@ -129,7 +141,10 @@ export class IncidentOpsApi {
   /**
    * Every item of a list, 100 per request. With `concurrency` > 1 the first page asks for the
    * total and the remaining pages are fetched in parallel, a few at a time. Stops at the
-   * platform's offset cap (10,000); `truncated` says so. `onProgress` hears of every page.
+   * platform's offset cap (10,000); `truncated` says so. Stops as well at the first page that
+   * comes back empty, whatever `more` and `total` claim: an empty page has nothing after it worth
+   * asking for, and a platform that keeps saying `more` must not make a walk run to the cap.
+   * `onProgress` hears of every page.
    */
   async listAll(
     path: string,
@@ -141,10 +156,11 @@ export class IncidentOpsApi {
     const maxItems = Math.min(options.maxItems ?? 10_000, 10_000);
     const concurrency = Math.max(1, options.concurrency ?? 1);
     const onProgress = options.onProgress ?? (() => undefined);
-    const extra = { pathParams: options.pathParams, resourceLabel: options.resourceLabel };
-    const first = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset: 0, total: concurrency > 1 ? true : undefined }, signal, extra.pathParams, extra.resourceLabel);
+    const pageAt = (offset: number, extra: Query = {}) =>
+      this.listPage(path, key, { ...query, ...extra, limit: API_PAGE_SIZE, offset }, signal, options.pathParams, options.resourceLabel);
+    const first = await pageAt(0, { total: concurrency > 1 ? true : undefined });
     const items = [...first.items];
-    if (!first.more) {
+    if (!first.more || first.items.length === 0) {
       onProgress(1, 1);
       return { items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
     }
@@ -154,14 +170,21 @@ export class IncidentOpsApi {
       for (let offset = API_PAGE_SIZE; offset < Math.min(first.total, maxItems); offset += API_PAGE_SIZE) offsets.push(offset);
       const pagesTotal = offsets.length + 1;
       let fetched = 1;
+      // The offset of the first empty page: pages at or after it are not asked for (or not kept).
+      let emptyAt = Number.POSITIVE_INFINITY;
       onProgress(fetched, pagesTotal);
       const pages = await mapConcurrent(offsets, concurrency, async (offset) => {
-        const page = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, signal, extra.pathParams, extra.resourceLabel);
+        if (offset >= emptyAt) return undefined;
+        const page = await pageAt(offset);
+        if (page.items.length === 0) emptyAt = Math.min(emptyAt, offset);
         onProgress(++fetched, pagesTotal);
         return page;
       });
-      for (const p of pages) items.push(...p.items);
-      const truncated = first.total > maxItems;
+      offsets.forEach((offset, index) => {
+        const page = pages[index];
+        if (page && offset < emptyAt) items.push(...page.items);
+      });
+      const truncated = emptyAt === Number.POSITIVE_INFINITY && first.total > maxItems;
       return { items: items.slice(0, maxItems), truncated, total: first.total };
     }
 
@@ -170,14 +193,37 @@ export class IncidentOpsApi {
     let offset = API_PAGE_SIZE;
     let more: boolean = first.more;
     while (more && offset + API_PAGE_SIZE <= maxItems) {
-      const next = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, signal, extra.pathParams, extra.resourceLabel);
+      const next = await pageAt(offset);
       items.push(...next.items);
       onProgress(++fetched);
-      more = next.more;
+      more = next.more && next.items.length > 0;
       offset += API_PAGE_SIZE;
     }
     return { items, truncated: more };
   }
+}
+
+/** What to do about an answer of the wrong shape: nothing about the arguments is wrong. */
+const UNEXPECTED_SHAPE_NEXT_STEP =
+  `Nothing is wrong with the arguments. Check that the API base URL (${INCIDENTOPS_ENV.baseUrl} or the region) points at the platform's REST API, not a proxy or a login page; if it does, try again later.`;
+
+/** An upstream error: the platform answered with success, but not in the shape the endpoint documents. */
+function unexpectedShape(path: string, status: number, problem: string): ToolError {
+  return new ToolError({
+    kind: 'upstream_error',
+    status,
+    message: `IncidentOps answered GET ${path} (HTTP ${status}) in an unexpected shape: ${problem}.`,
+    nextStep: UNEXPECTED_SHAPE_NEXT_STEP,
+  });
+}
+
+/** A short description of a JSON value for messages: its kind, never its content. */
+function describeJson(value: unknown): string {
+  if (value === undefined || value === '') return 'no content';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (isRecord(value)) return 'an object';
+  return `a ${typeof value}`;
 }
 
 /** The explicit token from the settings, sent as its kind requires (tests and plain token setups). */

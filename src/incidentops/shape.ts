@@ -204,9 +204,14 @@ export function recordOutput<K extends string>(key: K) {
   return checkedOutput(z.object({ [key]: recordSchema } as Record<K, typeof recordSchema>));
 }
 
-/** The page envelope every list tool returns next to its items. */
+/**
+ * The page envelope every list tool returns next to its items. An empty page ends the list, even
+ * when the platform says `more`: a next_offset equal to this offset would send the agent round in
+ * a loop.
+ */
 export function page(limit: number, offset: number, more: boolean, count: number) {
-  return { limit, offset, more, ...(more ? { next_offset: offset + count } : {}) };
+  const hasMore = more && count > 0;
+  return { limit, offset, more: hasMore, ...(hasMore ? { next_offset: offset + count } : {}) };
 }
 
 /** What the result budget tells the agent when a list tool's page is cut. */
