@@ -994,7 +994,7 @@ export const canvasApiCatalogue: readonly CanvasEntry[] = [
   {
     name: 'CanvasApi.UpdateDocumentItemOnBoard',
     title: 'Update document',
-    description: 'Updates a document item. Omitted x/y stay.',
+    description: 'Updates a document item. Omitted x/y: unchanged.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
@@ -1074,7 +1074,7 @@ export const canvasApiCatalogue: readonly CanvasEntry[] = [
   {
     name: 'CanvasApi.UpdateEmbedItemOnBoard',
     title: 'Update embed',
-    description: 'Updates an embed item. Omitted x/y stay.',
+    description: 'Updates an embed item. Omitted x/y: unchanged.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
@@ -1154,7 +1154,7 @@ export const canvasApiCatalogue: readonly CanvasEntry[] = [
   {
     name: 'CanvasApi.UpdateBoardImage',
     title: 'Update image',
-    description: 'Updates an image item. Omitted x/y stay.',
+    description: 'Updates an image item. Omitted x/y: unchanged.',
     toolset: 'items',
     effect: 'update',
     method: 'PATCH',
