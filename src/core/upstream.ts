@@ -989,8 +989,9 @@ export class UpstreamClient {
     const status = outcome.response.status;
     const changed = ctx.effect !== 'read';
     const size = outcome.declared !== undefined ? `it announced ${formatBytes(outcome.declared)} bytes` : 'it went on past that';
+    // No `status` on purpose: nothing is wrong with the answer's shape, only its size, and
+    // handlers treat a 2xx upstream_error as "the platform answered something unreadable".
     return this.failure('upstream_error', ctx, attempt, {
-      status,
       overrideMessage:
         `${this.platformName} answered HTTP ${status} with a body larger than ${formatBytes(outcome.limit)} bytes, the most this server reads (${size}); the answer was abandoned.` +
         (changed ? ` The ${this.operation(ctx)} itself was carried out (HTTP ${status}); only its answer was too large.` : ''),
