@@ -17,6 +17,7 @@ import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import _addFormats from 'ajv-formats';
 import { isRecord } from '../core/json.js';
+import { formatPath, INPUT_LIMITS, limitIssues, measureJson, previewValue } from '../core/schema.js';
 
 // ajv and ajv-formats are CommonJS modules whose real export is also exposed as `.default`.
 const Ajv2020 = _Ajv2020.default;
@@ -65,9 +66,7 @@ function pointerToPath(base: string, pointer: string): string {
 }
 
 function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return previewValue(value);
 }
 
 function typeOf(value: unknown): string {
@@ -152,6 +151,14 @@ function describeErrors(errors: readonly ErrorObject[] | null | undefined, base:
   return out;
 }
 
+/** At most the core's number of listed problems, then one saying how many more there were. */
+function capErrors(errors: BodyError[]): BodyError[] {
+  return limitIssues(errors.map((e) => ({ parameter: e.path, problem: e.message }))).map((i) => ({
+    path: i.parameter === '(arguments)' ? ROOT : i.parameter,
+    message: i.problem,
+  }));
+}
+
 /**
  * Prepare validators for a schema map as produced by the generator:
  * `{ "<Tool>": <schema>, "<Tool>.itemTypes": { "<type>": <schema> } }`.
@@ -188,7 +195,7 @@ export function compileRequestSchemas(schemas: Record<string, unknown>): Request
       if (schema === undefined || key.endsWith(ITEM_TYPES_SUFFIX)) throw new Error(`no request body schema for tool ${toolKey}`);
       const errors = run(key, schema, body, ROOT);
       const itemTypes = schemas[`${key}${ITEM_TYPES_SUFFIX}`];
-      if (!isRecord(itemTypes) || !Array.isArray(body)) return errors;
+      if (!isRecord(itemTypes) || !Array.isArray(body)) return capErrors(errors);
       // Step 2: each element against the schema for its own type. Elements that already failed
       // the array check (not an object, missing or unknown type) have been reported above.
       body.forEach((item, index) => {
@@ -196,7 +203,7 @@ export function compileRequestSchemas(schemas: Record<string, unknown>): Request
         const itemSchema = itemTypes[item.type];
         errors.push(...run(`${key}${ITEM_TYPES_SUFFIX}.${item.type}`, itemSchema, item, appendPath(ROOT, index)));
       });
-      return errors;
+      return capErrors(errors);
     },
   };
 }
@@ -216,6 +223,8 @@ interface SyntaxProblem {
  * Find the first JSON syntax error in `text` (RFC 8259 grammar). Used when the engine's message
  * carries no position: Node 20 says `Unexpected token '}', "..." is not valid JSON` without one.
  */
+const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+
 function locateSyntaxError(text: string): SyntaxProblem | undefined {
   let i = 0;
   const n = text.length;
@@ -281,7 +290,8 @@ function locateSyntaxError(text: string): SyntaxProblem | undefined {
     }
     if (c === '"') return string();
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
-      const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i));
+      NUMBER.lastIndex = i; // sticky: matched in place, no copy of the rest of the text per number
+      const m = NUMBER.exec(text);
       if (!m || m[0] === '-') return { offset: i, reason: 'malformed number' };
       i += m[0].length;
       return undefined;
@@ -319,13 +329,71 @@ function excerpt(text: string, offset: number): string {
   return `${offset > 25 ? '...' : ''}${clean(before)}>>>${clean(after)}${offset + 25 < text.length ? '...' : ''}`;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Bounds: size and depth before parsing, reserved names after
+// ---------------------------------------------------------------------------------------------
+
+const BODY_BOUNDS = { maxDepth: INPUT_LIMITS.depth, maxBytes: INPUT_LIMITS.jsonTextBytes, maxEntries: INPUT_LIMITS.entries };
+
+function depthProblem(): string {
+  return `is nested more than ${INPUT_LIMITS.depth} levels deep (objects and arrays within each other); at most ${INPUT_LIMITS.depth} levels are allowed`;
+}
+
+function sizeProblem(bytes: string): string {
+  return `is ${bytes} bytes of JSON; at most ${INPUT_LIMITS.jsonTextBytes} bytes (1 MB) are allowed`;
+}
+
+/**
+ * Size and nesting of a JSON text, in one pass without parsing it (brackets inside strings do not
+ * count): a problem to report, or undefined. Linear; stops at the first level too deep.
+ */
+export function checkJsonText(text: string): string | undefined {
+  // UTF-8 is at least one byte per UTF-16 unit: a text that long is too big without counting.
+  if (text.length > INPUT_LIMITS.jsonTextBytes) return sizeProblem(`more than ${INPUT_LIMITS.jsonTextBytes}`);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > INPUT_LIMITS.jsonTextBytes) return sizeProblem(String(bytes));
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > INPUT_LIMITS.depth) return depthProblem();
+    } else if (c === 0x7d || c === 0x5d) depth -= 1;
+  }
+  return undefined;
+}
+
+/** Size, nesting, number of values and reserved names of a body given as an object or array. */
+export function checkJsonValue(value: unknown): string | undefined {
+  const measure = measureJson(value, BODY_BOUNDS);
+  if (measure.exceeded === 'depth') return depthProblem();
+  if (measure.exceeded === 'bytes') return sizeProblem(`more than ${INPUT_LIMITS.jsonTextBytes}`);
+  if (measure.exceeded === 'entries') return `holds more than ${INPUT_LIMITS.entries} values (object properties and array items); at most ${INPUT_LIMITS.entries} are allowed`;
+  if (measure.reservedKeyAt) {
+    const key = String(measure.reservedKeyAt[measure.reservedKeyAt.length - 1]);
+    const where = formatPath([ROOT, ...measure.reservedKeyAt.slice(1, -1)]);
+    return `has an unknown property "${key}" in ${where} (a reserved name, refused anywhere in the arguments)`;
+  }
+  return undefined;
+}
+
 /**
  * Parse the `request_body` string. Syntax errors are reported with line, column, character
- * offset and an excerpt (`>>>` marks the spot).
+ * offset and an excerpt (`>>>` marks the spot). A text over the size or depth bound is refused
+ * before it is parsed, and one holding a reserved property name after.
  */
 export function parseRequestBody(text: string): ParseResult {
+  const tooBig = checkJsonText(text);
+  if (tooBig) return { ok: false, message: `request_body ${tooBig}` };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text) as unknown;
+    const problem = checkJsonValue(value);
+    return problem ? { ok: false, message: `request_body ${problem}` } : { ok: true, value };
   } catch (error) {
     const engineMessage = error instanceof Error ? error.message : String(error);
     if (text.trim() === '') return { ok: false, message: 'request_body is empty; it must be a JSON document' };

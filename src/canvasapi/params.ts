@@ -1,13 +1,58 @@
 /** Builds each CanvasApi tool's zod input schema from its catalogue parameters. */
 import { DateTime } from 'luxon';
 import { z } from 'zod';
+import { cappedArray, cappedString, genericCap, INPUT_LIMITS, previewValue, withStringCap } from '../core/schema.js';
+import { checkJsonText, checkJsonValue } from './body-validation.js';
 import type { CanvasFormat, CanvasParam } from './catalogue-types.js';
 
-const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
+// Every format check is linear in its input and refuses an over-long value before any other work:
+// the regular expressions below are anchored, with bounded repetition or a single character class,
+// so they cannot backtrack; e-mail addresses are checked by hand (the regex they replaced,
+// /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/, took time quadratic in the length of the domain part).
 const UTC_DATETIME_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UTC_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DIGITS = /^\d+$/;
+/** Characters an e-mail address (as the platform takes it) never contains: one class, one pass. */
+const NOT_IN_EMAIL = /[\s@,;]/;
+
+/** RFC 5321: the longest address mail can be delivered to. */
+export const EMAIL_MAX_CHARS = 254;
+/** "Up to 10 comma-separated e-mails" (the contract), each with a comma and a space. */
+export const COMMA_EMAILS_MAX_CHARS = 10 * (EMAIL_MAX_CHARS + 2);
+
+/** The longest value each format can have; anything longer is refused before it is looked at. */
+export const FORMAT_MAX_CHARS: Readonly<Record<CanvasFormat, number>> = {
+  uuid: 36,
+  email: EMAIL_MAX_CHARS,
+  'comma-emails': COMMA_EMAILS_MAX_CHARS,
+  'utc-datetime-ms': 24,
+  'utc-datetime': 30,
+  date: 10,
+  'https-url': INPUT_LIMITS.textChars,
+  'http-url': INPUT_LIMITS.textChars,
+  'integer-text': INPUT_LIMITS.identifierChars,
+};
+
+/**
+ * The maximum length a format's parameter declares: a fixed-size format (UUID, dates) takes the
+ * generic identifier cap, so a near miss is told what the format looks like; the others their longest value.
+ */
+function schemaCapOf(format: CanvasFormat): number {
+  return format === 'uuid' || format === 'date' || format.startsWith('utc-') ? INPUT_LIMITS.identifierChars : FORMAT_MAX_CHARS[format];
+}
+
+/** `local@domain.tld`: one @, something before it, a dot inside the domain, no blanks, commas or semicolons. Linear. */
+export function isEmail(value: string): boolean {
+  if (value.length > EMAIL_MAX_CHARS) return false;
+  const at = value.indexOf('@');
+  if (at <= 0 || NOT_IN_EMAIL.test(value.slice(0, at))) return false;
+  const domain = value.slice(at + 1);
+  if (NOT_IN_EMAIL.test(domain)) return false;
+  const dot = domain.indexOf('.', 1);
+  return dot > 0 && dot < domain.length - 1;
+}
 
 function isUrl(value: string, schemes: readonly string[]): boolean {
   try {
@@ -18,36 +63,52 @@ function isUrl(value: string, schemes: readonly string[]): boolean {
   }
 }
 
-/** Returns a problem description, or undefined when the value has the format. */
+/** What a format asks for, in words (used when a value is refused). */
+const FORMAT_WANTED: Readonly<Record<Exclude<CanvasFormat, 'integer-text'>, string>> = {
+  uuid: 'a UUID such as "9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f"',
+  email: 'an e-mail address such as "ana@example.com"',
+  'comma-emails': 'comma-separated e-mail addresses',
+  'utc-datetime-ms': 'an ISO 8601 UTC date-time with milliseconds and a trailing Z, e.g. "2026-01-31T09:30:00.000Z"',
+  'utc-datetime': 'an ISO 8601 UTC date-time ending in Z, e.g. "2026-01-31T09:30:00Z"',
+  date: 'a calendar date as YYYY-MM-DD, e.g. "2026-01-31"',
+  'https-url': 'an absolute https:// URL',
+  'http-url': 'an absolute http:// or https:// URL',
+};
+
+/** Returns a problem description, or undefined when the value has the format. Never echoes more than a short preview. */
 export function checkFormat(format: CanvasFormat, value: string, bounds: { min?: number; max?: number } = {}): string | undefined {
+  const got = `(got ${previewValue(value)})`;
+  const longest = FORMAT_MAX_CHARS[format];
+  if (value.length > longest) {
+    const wanted = format === 'integer-text' ? 'a whole number' : FORMAT_WANTED[format];
+    return `must be ${wanted}, at most ${longest} characters long (got ${value.length} characters: ${previewValue(value)})`;
+  }
   switch (format) {
     case 'uuid':
-      return UUID.test(value) ? undefined : `must be a UUID such as "9b2c5f1e-3d4a-4c8e-9f00-1a2b3c4d5e6f" (got ${JSON.stringify(value)})`;
+      return UUID.test(value) ? undefined : `must be ${FORMAT_WANTED.uuid} ${got}`;
     case 'email':
-      return EMAIL.test(value) ? undefined : `must be an e-mail address such as "ana@example.com" (got ${JSON.stringify(value)})`;
+      return isEmail(value) ? undefined : `must be ${FORMAT_WANTED.email} ${got}`;
     case 'comma-emails': {
-      const bad = value.split(',').map((part) => part.trim()).filter((part) => !EMAIL.test(part));
-      return bad.length ? `must be comma-separated e-mail addresses; not an e-mail: ${bad.map((b) => JSON.stringify(b)).join(', ')}` : undefined;
+      const bad = value.split(',').map((part) => part.trim()).filter((part) => !isEmail(part));
+      if (!bad.length) return undefined;
+      const shown = bad.slice(0, 5).map((b) => previewValue(b)).join(', ');
+      return `must be comma-separated e-mail addresses; not an e-mail: ${shown}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}`;
     }
     case 'utc-datetime-ms':
-      return UTC_DATETIME_MS.test(value) && DateTime.fromISO(value).isValid
-        ? undefined
-        : `must be an ISO 8601 UTC date-time with milliseconds and a trailing Z, e.g. "2026-01-31T09:30:00.000Z" (got ${JSON.stringify(value)})`;
+      return UTC_DATETIME_MS.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED['utc-datetime-ms']} ${got}`;
     case 'utc-datetime':
-      return UTC_DATETIME.test(value) && DateTime.fromISO(value).isValid
-        ? undefined
-        : `must be an ISO 8601 UTC date-time ending in Z, e.g. "2026-01-31T09:30:00Z" (got ${JSON.stringify(value)})`;
+      return UTC_DATETIME.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED['utc-datetime']} ${got}`;
     case 'date':
-      return DATE.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be a calendar date as YYYY-MM-DD, e.g. "2026-01-31" (got ${JSON.stringify(value)})`;
+      return DATE.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED.date} ${got}`;
     case 'https-url':
-      return isUrl(value, ['https:']) ? undefined : `must be an absolute https:// URL (got ${JSON.stringify(value)})`;
+      return isUrl(value, ['https:']) ? undefined : `must be ${FORMAT_WANTED['https-url']} ${got}`;
     case 'http-url':
-      return isUrl(value, ['http:', 'https:']) ? undefined : `must be an absolute http:// or https:// URL (got ${JSON.stringify(value)})`;
+      return isUrl(value, ['http:', 'https:']) ? undefined : `must be ${FORMAT_WANTED['http-url']} ${got}`;
     case 'integer-text': {
       const range = rangeText(bounds);
-      if (!/^\d+$/.test(value.trim())) return `must be a whole number${range ? ` ${range}` : ''}, as text or a number, e.g. "${bounds.min ?? 10}" (got ${JSON.stringify(value)})`;
+      if (!DIGITS.test(value.trim())) return `must be a whole number${range ? ` ${range}` : ''}, as text or a number, e.g. "${bounds.min ?? 10}" ${got}`;
       const n = Number(value);
-      if ((bounds.min !== undefined && n < bounds.min) || (bounds.max !== undefined && n > bounds.max)) return `must be ${range} (got ${JSON.stringify(value)})`;
+      if ((bounds.min !== undefined && n < bounds.min) || (bounds.max !== undefined && n > bounds.max)) return `must be ${range} ${got}`;
       return undefined;
     }
   }
@@ -64,6 +125,8 @@ function withFormat(schema: z.ZodString, param: CanvasParam): z.ZodType<string> 
   const format = param.format;
   if (!format) return schema;
   return schema.superRefine((value, ctx) => {
+    // An over-long value has been reported by the length check: the format is not looked at.
+    if (value.length > (param.maxLength ?? schemaCapOf(format))) return;
     const problem = checkFormat(format, value, param);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
@@ -77,14 +140,12 @@ function withFormat(schema: z.ZodString, param: CanvasParam): z.ZodType<string> 
 export type SchemaPurpose = 'validate' | 'advertise';
 
 function describeValue(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return previewValue(value);
 }
 
 /** Integer text that also takes a JSON number; the value passed on is always the text. */
 function integerText(param: CanvasParam): z.ZodType {
-  return z
-    .unknown()
+  return withStringCap(z.unknown(), FORMAT_MAX_CHARS['integer-text'])
     .superRefine((value, ctx) => {
       if (value === undefined) {
         ctx.addIssue({ code: 'custom', message: 'is required' });
@@ -97,15 +158,27 @@ function integerText(param: CanvasParam): z.ZodType {
     .transform((value) => String(value).trim());
 }
 
-/** A request body given as JSON text, or (forgiven) as the JSON object or array itself. */
+/**
+ * A request body given as JSON text, or (forgiven) as the JSON object or array itself; either way
+ * at most INPUT_LIMITS.jsonTextBytes of JSON nested at most INPUT_LIMITS.depth levels, measured
+ * before anything parses or validates it.
+ */
 function jsonBody(): z.ZodType {
-  return z.unknown().superRefine((value, ctx) => {
+  const checked = z.unknown().superRefine((value, ctx) => {
     if (typeof value === 'string') {
       if (value.trim() === '') ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+      else {
+        const problem = checkJsonText(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
     } else if (typeof value !== 'object' || value === null) {
       ctx.addIssue({ code: 'custom', message: `must be a JSON string (an object or array is accepted too) (got ${describeValue(value)})` });
+    } else {
+      const problem = checkJsonValue(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }
   });
+  return withStringCap(checked, INPUT_LIMITS.jsonTextBytes);
 }
 
 function enumSchema(param: CanvasParam & { enum: readonly string[] }, purpose: SchemaPurpose): z.ZodType {
@@ -113,6 +186,20 @@ function enumSchema(param: CanvasParam & { enum: readonly string[] }, purpose: S
   // A blank filter means "no filter" where the contract says so; the listing keeps the plain enum.
   if (param.blankMeansAll && purpose === 'validate') return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), values.optional());
   return values;
+}
+
+/**
+ * A non-empty string (an empty string is never meaningful to the platform) with its maximum length:
+ * the platform's limit where the catalogue states one (advertised); else, for calls only, the
+ * format's longest value, or the generic cap of INPUT_LIMITS (identifier for path and query
+ * values, text for body fields).
+ */
+function boundedText(param: CanvasParam, purpose: SchemaPurpose): z.ZodString {
+  const text = z.string().trim().min(1);
+  if (param.maxLength !== undefined) return text.max(param.maxLength, { abort: true });
+  if (purpose === 'advertise') return text;
+  if (param.format) return genericCap(text.max(schemaCapOf(param.format), { abort: true }));
+  return cappedString(param.to.startsWith('body') ? 'text' : 'identifier', text);
 }
 
 function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
@@ -129,8 +216,9 @@ function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
       return schema;
     }
     case 'string[]': {
-      const item = param.format ? withFormat(z.string().trim().min(1), param) : z.string().trim().min(1);
-      let schema = z.array(item);
+      const item = withFormat(boundedText(param, purpose), param);
+      // The platform's own item limit is advertised; the generic cap only guards calls.
+      let schema = param.maxItems === undefined && purpose === 'validate' ? cappedArray(item) : z.array(item);
       if (param.maxItems !== undefined) schema = schema.max(param.maxItems);
       return param.required ? schema.min(1) : schema;
     }
@@ -138,9 +226,7 @@ function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
       if (param.enum) return enumSchema({ ...param, enum: param.enum }, purpose);
       if (purpose === 'validate' && param.format === 'integer-text') return integerText(param);
       if (purpose === 'validate' && param.to === 'body') return jsonBody();
-      // Identifiers and free text alike: an empty string is never meaningful to the platform.
-      const text = z.string().trim().min(1);
-      return withFormat(param.maxLength !== undefined ? text.max(param.maxLength) : text, param);
+      return withFormat(boundedText(param, purpose), param);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
+import { cappedArray, cappedString } from '../core/schema.js';
 
 /** The platform refuses `offset + limit` above this (classic pagination cap). */
 export const MAX_PAGE_WINDOW = 10_000;
@@ -18,8 +19,10 @@ export const offsetParam = z
   .transform((offset) => offset ?? 0)
   .describe('Items to skip.');
 
-export const timeZoneParam = z
-  .string()
+// Every string parameter built here carries the generic identifier cap of INPUT_LIMITS (checked,
+// not listed): a longer value is refused before luxon or Intl looks at it.
+
+export const timeZoneParam = cappedString('identifier')
   .refine((zone) => IANAZone.isValidZone(zone), {
     message: 'must be an IANA time zone name such as "America/New_York", "Europe/Berlin" or "Etc/UTC"',
   })
@@ -27,8 +30,7 @@ export const timeZoneParam = z
   .describe('For returned times.');
 
 export function isoTimeParam(description: string) {
-  return z
-    .string()
+  return cappedString('identifier')
     .refine((value) => parseIsoTime(value) !== undefined, {
       message: 'must be an ISO 8601 date or date-time such as "2026-05-06", "2026-05-06T17:00Z" or "2026-05-06T03:30:00-07:00"',
     })
@@ -36,24 +38,31 @@ export function isoTimeParam(description: string) {
     .describe(description);
 }
 
+/** Longer than any ISO 8601 time (with nanoseconds, offset and padding): not looked at. */
+const MAX_ISO_TIME_CHARS = 100;
+
 /** At most this many IDs per filter (the instructions say so; the bound is checked, not advertised). */
 export const MAX_FILTER_IDS = 100;
 
 /** An optional `*_ids` filter; `description` says what it keeps (matching any of the IDs is stated once, in the instructions). */
 export function idsParam(description: string) {
-  return z
-    .array(z.string().trim().min(1))
+  return cappedArray(cappedString('identifier', z.string().trim().min(1)))
     .refine((ids) => ids.length <= MAX_FILTER_IDS, { message: `must list at most ${MAX_FILTER_IDS} IDs` })
     .optional()
     .describe(description);
 }
 
 export function idParam(description: string) {
-  return z.string().trim().min(1).describe(description);
+  return cappedString('identifier', z.string().trim().min(1)).describe(description);
 }
 
-/** Parses ISO 8601 (date, date-time, with or without offset); undefined when invalid. */
+/**
+ * Parses ISO 8601 (date, date-time, with or without offset); undefined when invalid. A bracketed
+ * zone name ("...T10:00[Europe/Berlin]", RFC 9557) is not ISO 8601 and the platform refuses it;
+ * it is refused here too, before luxon keeps every such name in its zone cache for good.
+ */
 export function parseIsoTime(value: string): DateTime | undefined {
+  if (value.length > MAX_ISO_TIME_CHARS || value.includes('[')) return undefined;
   const parsed = DateTime.fromISO(value.trim(), { setZone: true });
   return parsed.isValid ? parsed : undefined;
 }
