@@ -292,3 +292,51 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
     assert.equal(outcome.size, 139, 'every tool was called');
   });
 });
+
+describe('CanvasApi: values and refusals that keep requests valid', () => {
+  const BASE = 'https://canvas.example.test';
+  function scripted() {
+    const calls: { url: URL; body: unknown }[] = [];
+    const fetchImpl = (async (input: string | URL | Request, init: RequestInit = {}) => {
+      calls.push({ url: new URL(String(input)), body: init.body === undefined ? undefined : JSON.parse(String(init.body)) });
+      return new Response(JSON.stringify({ id: '1', type: 'item' }), { status: 201, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    return { calls, server: canvasApiServerFor({ baseUrl: BASE, token: 'canvas-token-0123456789' }, { fetch: fetchImpl }) };
+  }
+
+  it('AddMindmapNode sends node type "text" when omitted (its only valid value), and the given one otherwise', async () => {
+    const { calls, server } = scripted();
+    assert.equal((await callTool(server, 'CanvasApi.AddMindmapNode', { board_id: 'b1' })).isError, false);
+    assert.deepEqual(calls[0]?.body, { data: { nodeView: { data: { type: 'text' } } }, position: { x: 0, y: 0 } });
+    await callTool(server, 'CanvasApi.AddMindmapNode', { board_id: 'b1', mindmap_node_content: 'Root', node_type: 'text', x_coordinate: 5 });
+    assert.deepEqual(calls[1]?.body, { data: { nodeView: { data: { type: 'text', content: 'Root' } } }, position: { x: 5, y: 0 } });
+  });
+
+  it('creates keep the contract position defaults; updates send no position unless given', async () => {
+    const { calls, server } = scripted();
+    await callTool(server, 'CanvasApi.AddImageToCanvasBoard', { board_unique_identifier: 'b1', image_url: 'https://images.example.com/a.png' });
+    assert.deepEqual(calls[0]?.body, { data: { url: 'https://images.example.com/a.png' }, position: { x: 0, y: 0 } });
+    await callTool(server, 'CanvasApi.UpdateBoardImage', { board_identifier: 'b1', image_item_id: 'i1', image_title: 'New' });
+    assert.deepEqual(calls[1]?.body, { data: { title: 'New' } });
+    await callTool(server, 'CanvasApi.UpdateBoardImage', { board_identifier: 'b1', image_item_id: 'i1', y_axis_coordinate_position: 0 });
+    assert.deepEqual(calls[2]?.body, { position: { y: 0 } }, 'an explicit 0 is sent');
+  });
+
+  const refusals: [string, Record<string, unknown>, string[]][] = [
+    ['CanvasApi.UpdateDocumentItemOnBoard', { board_id: 'b1', item_identifier_to_update: 'i1' }, ['document_hosting_url', 'document_title', 'item_height_pixels', 'item_width_pixels', 'parent_frame_id', 'rotation_angle_degrees', 'x_axis_coordinate_on_board', 'y_axis_coordinate']],
+    ['CanvasApi.UpdateBoardMemberRole', { board_unique_identifier: 'b1', board_member_unique_id: 'u1' }, ['board_member_role']],
+    ['CanvasApi.AddDocumentToBoardByUrl', { board_identifier: 'b1', document_title: 'Spec' }, ['document_url']],
+    ['CanvasApi.CreateBoardSubscription', { webhook_status: 'enabled' }, ['board_id', 'webhook_callback_url']],
+    ['CanvasApi.CreateBoardExportJob', { organization_id: 'o1', board_export_request_id: '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b', export_board_ids: [] }, ['export_board_ids']],
+    ['CanvasApi.CreateGroupOnBoard', { board_identifier: 'b1' }, ['item_ids']],
+  ];
+  for (const [tool, args, named] of refusals) {
+    it(`${tool} ${JSON.stringify(args).slice(0, 60)} is refused naming ${named.join(', ')}, and nothing is sent`, async () => {
+      const { calls, server } = scripted();
+      const result = await callTool(server, tool, args);
+      assert.equal(result.data.kind, 'invalid_input', JSON.stringify(result.data));
+      assert.deepEqual((result.data.issues as { parameter: string }[]).map((i) => i.parameter), named);
+      assert.equal(calls.length, 0);
+    });
+  }
+});

@@ -142,9 +142,9 @@ const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH'];
  * the body cannot do without (`bodyNeeds`). The refusal names the parameters that would fill it.
  */
 function checkBody(entry: CanvasEntry, args: Json, body: unknown): void {
-  const needed = (entry.bodyNeeds ?? []).filter((name) => args[name] === undefined);
+  const needed = (entry.bodyNeeds ?? []).filter((name) => args[name] === undefined || (Array.isArray(args[name]) && (args[name] as unknown[]).length === 0));
   if (needed.length) {
-    throw ToolError.invalidInput(needed.map((parameter) => ({ parameter, problem: 'is required: the platform refuses the request without it' })));
+    throw ToolError.invalidInput(needed.map((parameter) => ({ parameter, problem: 'is required (and not empty) here: the platform refuses the request without it' })));
   }
   const bodyParams = entry.params.filter((p) => p.to.startsWith('body:'));
   if (!bodyParams.length || !BODY_METHODS.includes(entry.method)) return;
