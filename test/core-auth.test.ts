@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { resolveClient } from '../src/core/auth/client.js';
 import { CredentialSource } from '../src/core/auth/credential-source.js';
+import { sourceCredentials } from '../src/core/auth/credentials.js';
+import { printable } from '../src/core/auth/printable.js';
+import { LOG_LEVELS, LogLevelError, resolveLogLevel } from '../src/core/logger.js';
 import { loginWithBrowser, OAuthError, refreshTokenSet, revokeToken, type OAuthEndpoints } from '../src/core/auth/oauth.js';
-import { FileTokenStore, defaultCredentialsFile, type StoredCredential } from '../src/core/auth/token-store.js';
+import { CredentialStoreError, FileTokenStore, defaultCredentialsFile, type StoredCredential } from '../src/core/auth/token-store.js';
 import { ToolError } from '../src/core/errors.js';
 
 const execFileAsync = promisify(execFile);
@@ -741,6 +745,142 @@ describe('CredentialSource', () => {
     assert.equal(await other.authorization(), undefined);
     assert.match(other.describe().problem ?? '', /toolservers login incidentops/);
   });
+
+  it('renews with the client stored with the sign-in when the server has no client settings at all', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const file = await tempFile();
+    const pair = auth.issue();
+    await new FileTokenStore(file).set(credential(auth, pair, clock.now + 1_000, { clientSecret: CLIENT_SECRET, revokeUrl: `${auth.origin}/revoke` }));
+    const source = new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(file), now: () => clock.now });
+    auth.tokenRequests.length = 0;
+    const value = await source.authorization();
+    assert.ok(value && value !== `Bearer ${pair.accessToken}`, 'renewed');
+    const request = auth.tokenRequests[0]!;
+    assert.equal(request.params.get('client_id'), CLIENT_ID);
+    assert.equal(request.params.get('client_secret'), CLIENT_SECRET, 'the stored secret authenticates the client');
+    const stored = (await new FileTokenStore(file).get('incidentops'))!;
+    assert.equal(stored.clientSecret, CLIENT_SECRET, 'the client stays stored after the rotation');
+    assert.equal(stored.revokeUrl, `${auth.origin}/revoke`);
+    const status = source.describe();
+    assert.deepEqual(status.renewal, { clientId: CLIENT_ID, clientIdFrom: 'stored sign-in', clientSecret: 'stored sign-in', tokenUrl: `${auth.origin}/token`, tokenUrlFrom: 'stored sign-in' });
+    assert.ok(!JSON.stringify(status).includes(CLIENT_SECRET), 'describe() names where the secret comes from, never the secret');
+  });
+
+  it('settings that are set win over stored values; a stored secret is never sent with another client ID', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const wrongSecret = 'stale-stored-secret-Pq7';
+    auth.secrets.add(wrongSecret);
+    const file = await tempFile();
+    await new FileTokenStore(file).set(credential(auth, auth.issue(), clock.now + 1_000, { clientSecret: wrongSecret, tokenUrl: `${auth.origin}/nowhere` }));
+    auth.tokenRequests.length = 0;
+    // The settings' secret and token URL win: renewal works although the stored ones are wrong.
+    const fixed = new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(file), now: () => clock.now, client: { clientSecret: CLIENT_SECRET, tokenUrl: `${auth.origin}/token` } });
+    assert.ok(await fixed.authorization());
+    assert.equal(auth.tokenRequests.at(-1)?.params.get('client_secret'), CLIENT_SECRET);
+
+    // Another client ID in the settings: the stored secret is not sent with it, and the message names both IDs.
+    clock.now += 2 * HOUR;
+    auth.tokenRequests.length = 0;
+    const other = new CredentialSource({
+      platform: 'incidentops',
+      store: new FileTokenStore(file),
+      now: () => clock.now,
+      client: { clientId: 'another-app', tokenUrl: `${auth.origin}/token`, names: { clientId: 'INCIDENTOPS_CLIENT_ID', clientSecret: 'INCIDENTOPS_CLIENT_SECRET' } },
+    });
+    assert.equal(await other.authorization(), undefined);
+    assert.equal(auth.tokenRequests[0]?.params.get('client_id'), 'another-app');
+    assert.equal(auth.tokenRequests[0]?.params.get('client_secret'), null, 'no secret of another app');
+    const problem = other.describe().problem ?? '';
+    thrownMessages.push(problem);
+    assert.equal(other.describe().problemCode, 'renewal_rejected');
+    assert.match(problem, /invalid_client/);
+    assert.match(problem, new RegExp(`made with client ID ${CLIENT_ID}, but INCIDENTOPS_CLIENT_ID sets another-app`));
+    assert.match(problem, /unset INCIDENTOPS_CLIENT_ID/);
+
+    // resolveClient, the rule itself.
+    const stored = { clientId: 'a', clientSecret: 's-a', tokenUrl: 'https://t/stored', revokeUrl: 'https://r/stored' };
+    assert.deepEqual(resolveClient(stored, { defaultTokenUrl: 'https://t/default', defaultRevokeUrl: 'https://r/default' }), {
+      clientId: 'a',
+      clientSecret: 's-a',
+      tokenUrl: 'https://t/stored',
+      revokeUrl: 'https://r/stored',
+      from: { clientId: 'stored sign-in', clientSecret: 'stored sign-in', tokenUrl: 'stored sign-in', revokeUrl: 'stored sign-in' },
+    });
+    assert.equal(resolveClient(stored, { clientId: 'a', clientSecret: 's-env' }).clientSecret, 's-env');
+    assert.equal(resolveClient(stored, { clientId: 'b' }).clientSecret, undefined);
+    assert.equal(resolveClient(stored, { clientId: 'b', clientSecret: 's-b' }).clientSecret, 's-b');
+    assert.equal(resolveClient({ clientId: 'a' }, { defaultTokenUrl: 'https://t/default' }).tokenUrl, 'https://t/default');
+    assert.equal(resolveClient(stored, { tokenUrl: 'https://t/env' }).tokenUrl, 'https://t/env');
+  });
+
+  it('a token that lives shorter than twice the skew is renewed at half its lifetime, not on every call', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const file = await tempFile();
+    const pair = auth.issue();
+    await new FileTokenStore(file).set(credential(auth, pair, clock.now + 4_000, { obtainedAt: clock.now }));
+    const source = new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(file), client: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: `${auth.origin}/token` }, now: () => clock.now });
+    auth.tokenRequests.length = 0;
+    assert.equal(await source.authorization(), `Bearer ${pair.accessToken}`);
+    clock.now += 1_500;
+    assert.equal(await source.authorization(), `Bearer ${pair.accessToken}`);
+    assert.equal(auth.tokenRequests.length, 0);
+    clock.now += 1_000; // 1.5 s left of 4 s: inside half the lifetime
+    assert.notEqual(await source.authorization(), `Bearer ${pair.accessToken}`);
+    assert.equal(auth.tokenRequests.length, 1);
+  });
+
+  it('tool errors give the real reason: an unusable file, a malformed entry, another base URL, an expired sign-in; only "nobody signed in" is left to the server', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const errorOf = async (source: CredentialSource): Promise<ToolError> => rejection<ToolError>(sourceCredentials(source, 'Bearer').authorization());
+
+    // Nobody signed in: undefined, so that the server names its own settings.
+    const empty = new CredentialSource({ platform: 'canvasapi', store: new FileTokenStore(await tempFile()) });
+    assert.equal(await sourceCredentials(empty, 'Bearer').authorization(), undefined);
+
+    // Not JSON.
+    const garbled = await tempFile();
+    await new FileTokenStore(garbled).set({ platform: 'x', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 });
+    await writeFile(garbled, '{"version": 1, "credentials": {"canvasapi": {"accessToken": "secret-in-file-Wz9', { mode: 0o600 });
+    let error = await errorOf(new CredentialSource({ platform: 'canvasapi', store: new FileTokenStore(garbled) }));
+    assert.equal(error.details.kind, 'not_configured');
+    assert.ok(error.message.includes(garbled), 'names the file');
+    assert.match(error.message, /is not valid JSON/);
+    assert.match(error.details.nextStep ?? '', /mv .*\.broken.* and sign in again with `toolservers login canvasapi`/);
+    assert.ok(!JSON.stringify(error.toJSON()).includes('secret-in-file'), 'the file is never quoted');
+
+    // A malformed entry of this platform.
+    const malformed = await tempFile();
+    await new FileTokenStore(malformed).set({ platform: 'x', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 });
+    await writeFile(malformed, JSON.stringify({ version: 1, credentials: { canvasapi: { accessToken: 'ok-token-1', expiresAt: 'tomorrow' } } }), { mode: 0o600 });
+    error = await errorOf(new CredentialSource({ platform: 'canvasapi', store: new FileTokenStore(malformed, { platforms: ['canvasapi'] }) }));
+    assert.match(error.message, /malformed entry for "canvasapi" \(expiresAt is not a number\)/);
+    assert.match(error.details.nextStep ?? '', /Run `toolservers logout canvasapi` to remove just that entry/);
+
+    // Another base URL.
+    const elsewhere = await tempFile();
+    await new FileTokenStore(elsewhere).set(credential(auth, auth.issue(), clock.now + HOUR, { baseUrl: 'https://api.eu.example.test' }));
+    error = await errorOf(new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(elsewhere), baseUrl: 'https://api.example.test', baseUrlSetting: 'INCIDENTOPS_BASE_URL', now: () => clock.now }));
+    assert.equal(error.details.kind, 'not_configured');
+    assert.match(error.message, /was made for https:\/\/api\.eu\.example\.test, but this server uses https:\/\/api\.example\.test/);
+    assert.match(error.details.nextStep ?? '', /INCIDENTOPS_BASE_URL=https:\/\/api\.eu\.example\.test/);
+    assert.match(error.details.nextStep ?? '', /toolservers login incidentops --base-url https:\/\/api\.example\.test/);
+
+    // Expired without a refresh token.
+    const expired = await tempFile();
+    const { refreshToken: _dropped, ...noRefresh } = credential(auth, auth.issue(), clock.now - 1_000);
+    await new FileTokenStore(expired).set(noRefresh);
+    error = await errorOf(new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(expired), now: () => clock.now }));
+    assert.equal(error.details.kind, 'unauthorized');
+    assert.match(error.message, /expired at .* and cannot be renewed: the platform issued no refresh token/);
+
+    // Expired, with a refresh token but no client known anywhere.
+    const clientless = await tempFile();
+    const { clientId: _id, ...noClient } = credential(auth, auth.issue(), clock.now - 1_000);
+    await new FileTokenStore(clientless).set(noClient);
+    error = await errorOf(new CredentialSource({ platform: 'incidentops', store: new FileTokenStore(clientless), now: () => clock.now, client: { names: { clientId: 'INCIDENTOPS_CLIENT_ID' } } }));
+    assert.match(error.message, /cannot be renewed: no client ID is known \(the sign-in stored none and INCIDENTOPS_CLIENT_ID is not set\)/);
+    for (const text of [error.message]) assert.doesNotMatch(text, /nobody has signed in/i);
+  });
 });
 
 describe('FileTokenStore', () => {
@@ -836,5 +976,154 @@ describe('FileTokenStore', () => {
     if (posix) assert.equal((await stat(file)).mode & 0o777, 0o600);
     const leftovers = (await readdir(path.dirname(file))).filter((name) => name.endsWith('.tmp') || name.endsWith('.lock'));
     assert.deepEqual(leftovers, []);
+  });
+
+  /** A file with a good entry (with a field from the future), something else, and a top-level key from the future. */
+  async function mixedFile(other: unknown, version: unknown): Promise<{ file: string; text: string }> {
+    const file = await tempFile();
+    await new FileTokenStore(file).set({ platform: 'seed', accessToken: 'seed', tokenType: 'bearer', obtainedAt: 0 });
+    const text = JSON.stringify(
+      { version, credentials: { canvasapi: { platform: 'canvasapi', accessToken: 'good-token', refreshToken: 'good-refresh', tokenType: 'bearer', obtainedAt: 5, futureField: [1, 2] }, incidentops: other }, futureTopLevel: 'x' },
+      null,
+      2,
+    );
+    await writeFile(file, text, { mode: 0o600 });
+    return { file, text };
+  }
+
+  it('a malformed entry: the other entries stay readable; no write path touches the file (fn not run); logout of that entry repairs it and keeps the rest exactly', async () => {
+    const { file, text } = await mixedFile({ accessToken: 'broken-token', refreshToken: 42, account: 'me' }, 1);
+    const store = new FileTokenStore(file, { platforms: ['canvasapi', 'incidentops'] });
+    assert.equal((await store.get('canvasapi'))?.accessToken, 'good-token');
+    const own = await rejection<CredentialStoreError>(store.get('incidentops'));
+    assert.ok(own instanceof CredentialStoreError);
+    assert.equal(own.problem, 'malformed_entry');
+    assert.equal(own.platform, 'incidentops');
+    assert.ok(own.message.includes(file));
+    assert.match(own.message, /\(refreshToken is not a string; account is not an object\)/);
+    assert.match(own.message, /Run `toolservers logout incidentops` to remove just that entry/);
+    assert.ok(!own.message.includes('broken-token'));
+    assert.deepEqual((await store.inspect()).malformed, [{ platform: 'incidentops', problem: 'refreshToken is not a string; account is not an object' }]);
+
+    let ran = false;
+    const writes: (() => Promise<unknown>)[] = [
+      () => store.set({ platform: 'canvasapi', accessToken: 'new', tokenType: 'bearer', obtainedAt: 1 }),
+      () => store.set({ platform: 'incidentops', accessToken: 'new', tokenType: 'bearer', obtainedAt: 1 }),
+      () => store.delete('canvasapi'),
+      () => store.delete('incidentops'),
+      () =>
+        store.update('canvasapi', (current) => {
+          ran = true;
+          return current;
+        }),
+      () => store.checkWritable('canvasapi'),
+    ];
+    for (const write of writes) {
+      const error = await rejection<CredentialStoreError>(write());
+      assert.equal(error.problem, 'malformed_entry');
+      assert.match(error.message, /Nothing was changed/);
+    }
+    assert.equal(ran, false, 'the update function (a refresh) never ran');
+    assert.equal(await readFile(file, 'utf8'), text, 'byte for byte untouched');
+
+    assert.equal(await store.delete('incidentops', { removeMalformed: true }), true);
+    const after = JSON.parse(await readFile(file, 'utf8')) as Record<string, any>;
+    const before = JSON.parse(text) as Record<string, any>;
+    assert.deepEqual(after.credentials, { canvasapi: before.credentials.canvasapi });
+    assert.equal(after.futureTopLevel, 'x');
+    // Now writable again; a rewrite of the entry keeps its unknown field.
+    await store.update('canvasapi', (current) => (current ? { ...current, accessToken: 'rotated' } : undefined));
+    const rewritten = JSON.parse(await readFile(file, 'utf8')) as Record<string, any>;
+    assert.equal(rewritten.credentials.canvasapi.accessToken, 'rotated');
+    assert.deepEqual(rewritten.credentials.canvasapi.futureField, [1, 2]);
+  });
+
+  it('an unknown version (or none) is never read as if it were known, and never rewritten', async () => {
+    for (const version of [2, '1', undefined]) {
+      const { file, text } = await mixedFile({ accessToken: 'fine' }, version);
+      const store = new FileTokenStore(file);
+      const error = await rejection<CredentialStoreError>(store.get('canvasapi'));
+      assert.equal(error.problem, 'unknown_version');
+      assert.ok(error.message.includes(file));
+      assert.match(error.message, version === undefined ? /has no "version"/ : /has version .*; this toolservers understands version 1 only/);
+      assert.match(error.repair, /move it aside \(mv .* .*\.broken\)/);
+      const writes = [
+        () => store.set({ platform: 'x', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 }),
+        () => store.delete('canvasapi'),
+        () => store.delete('canvasapi', { removeMalformed: true }),
+        () => store.update('canvasapi', (c) => c),
+      ];
+      for (const write of writes) assert.equal((await rejection<CredentialStoreError>(write())).problem, 'unknown_version', String(version));
+      assert.equal(await readFile(file, 'utf8'), text);
+    }
+  });
+
+  it('refuses a symlinked file without following it: the target keeps its mode, the link stays a link', { skip: !posix }, async () => {
+    const target = await tempFile();
+    await new FileTokenStore(target).set({ platform: 'canvasapi', accessToken: 't1', tokenType: 'bearer', obtainedAt: 1 });
+    await chmod(target, 0o644);
+    const text = await readFile(target, 'utf8');
+    const link = path.join(path.dirname(target), 'link.json');
+    await symlink(target, link);
+    const store = new FileTokenStore(link);
+    const error = await rejection<CredentialStoreError>(store.get('canvasapi'));
+    assert.equal(error.problem, 'symlink');
+    assert.ok(error.message.includes(link) && error.message.includes(target), error.message);
+    assert.match(error.repair, /TOOLSERVERS_CREDENTIALS_FILE=/);
+    assert.equal((await rejection<CredentialStoreError>(store.set({ platform: 'canvasapi', accessToken: 't2', tokenType: 'bearer', obtainedAt: 2 }))).problem, 'symlink');
+    assert.equal((await rejection<CredentialStoreError>(store.delete('canvasapi'))).problem, 'symlink');
+    assert.equal((await stat(target)).mode & 0o777, 0o644, 'the target mode is unchanged');
+    assert.equal(await readFile(target, 'utf8'), text);
+    assert.ok((await lstat(link)).isSymbolicLink());
+
+    // A dangling link is refused too (a write would otherwise replace it).
+    const dangling = path.join(path.dirname(target), 'dangling.json');
+    await symlink(path.join(path.dirname(target), 'missing.json'), dangling);
+    assert.equal((await rejection<CredentialStoreError>(new FileTokenStore(dangling).set({ platform: 'a', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 }))).problem, 'symlink');
+    assert.ok((await lstat(dangling)).isSymbolicLink());
+  });
+
+  it('a directory in the file\'s place is refused, and the parser never quotes the file', async () => {
+    const file = await tempFile();
+    await new FileTokenStore(file).set({ platform: 'a', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 });
+    await rm(file);
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(file);
+    assert.equal((await rejection<CredentialStoreError>(new FileTokenStore(file).get('a'))).problem, 'not_a_file');
+    const garbled = await tempFile();
+    await new FileTokenStore(garbled).set({ platform: 'a', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 });
+    await writeFile(garbled, 'access-token-Quoted-Abc123 not json');
+    const error = await rejection<CredentialStoreError>(new FileTokenStore(garbled).get('a'));
+    assert.equal(error.problem, 'not_json');
+    assert.ok(!error.message.includes('Quoted'));
+  });
+});
+
+describe('printable and log levels', () => {
+  it('strips ANSI escapes (CSI, OSC, 8-bit), C0/C1 controls, DEL and bidi overrides; keeps ordinary text', () => {
+    assert.equal(printable('plain text, ünïcödé, 日本語 — ok'), 'plain text, ünïcödé, 日本語 — ok');
+    assert.equal(printable('a\u001b[31mred\u001b[0m b'), 'ared b');
+    assert.equal(printable('x\u001b]0;title\u0007y\u001b]8;;http://e\u001b\\z'), 'xyz');
+    assert.equal(printable('x\u009b2Jy\u009d0;t\u009cz'), 'xyz');
+    assert.equal(printable('line1\r\nline2\tend'), 'line1 line2 end');
+    assert.equal(printable('a\u0000b\u0007c\u007fd\u0085e\u202ef\u2066g'), 'abcd efg');
+    assert.equal(printable('\u001bc reset'), ' reset');
+  });
+
+  it('log levels: the valid ones, aliases, case and blanks; anything else is a one-line LogLevelError', () => {
+    for (const level of LOG_LEVELS) assert.equal(resolveLogLevel(level), level);
+    assert.equal(resolveLogLevel('warning'), 'warn');
+    assert.equal(resolveLogLevel(' WARNING '), 'warn');
+    assert.equal(resolveLogLevel('Debug'), 'debug');
+    assert.equal(resolveLogLevel('off'), 'silent');
+    assert.equal(resolveLogLevel(undefined, 'warn'), 'warn');
+    assert.equal(resolveLogLevel('  ', 'info'), 'info');
+    assert.throws(() => resolveLogLevel('verbose'), (error: unknown) => {
+      assert.ok(error instanceof LogLevelError);
+      assert.equal(error.message.split('\n').length, 1);
+      assert.match(error.message, /^TOOLSERVERS_LOG_LEVEL="verbose" is not a log level\. Use one of: trace, debug, info, warn, error, fatal, silent \(also accepted: warning for warn/);
+      return true;
+    });
+    assert.throws(() => resolveLogLevel('\u001b[31mred'), (error: unknown) => error instanceof Error && !error.message.includes('\u001b'));
   });
 });
