@@ -6,9 +6,16 @@
  * which plan is needed. The generic handler (handler.ts) executes any entry; two-mode tools
  * take their body schema from request-schemas.json under the `requestSchema` key.
  *
- * Defaults appear only where the contract states them. Parameter names, types and required
- * flags follow the contract exactly; test/canvasapi-catalogue.test.ts checks them against the
- * contract, the endpoint reference and the platform's OpenAPI document.
+ * Defaults appear only where the contract states them, and only where they do no harm: the x/y
+ * "default 0" of document, embed and image items applies when creating them, never on update
+ * (`contractDefaultsNotApplied`, at the end). Parameter names, types and required flags follow the
+ * contract exactly; test/canvasapi-catalogue.test.ts checks them against the contract, the
+ * endpoint reference and the platform's OpenAPI document.
+ *
+ * Beyond the base entry (catalogue-types.ts), entries may say what keeps their requests valid
+ * (handler.ts, CanvasEntry): `whenOmitted` (the only valid value, sent when a parameter the body
+ * needs is omitted), `bodyNeeds` (optional parameters without which the platform refuses the
+ * request: refused locally) and `answersArray` (the two endpoints that answer a bare array).
  */
 import type { CanvasEntry } from './handler.js';
 
