@@ -219,17 +219,53 @@ interface SyntaxProblem {
   reason: string;
 }
 
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** End of the JSON number starting at `i` (the longest valid prefix), or -1 when none starts there. */
+function numberEnd(text: string, i: number): number {
+  let j = i;
+  if (text.charCodeAt(j) === 0x2d) j += 1;
+  const first = text.charCodeAt(j);
+  if (first === 0x30) j += 1;
+  else if (first >= 0x31 && first <= 0x39) {
+    j += 1;
+    while (isDigit(text.charCodeAt(j))) j += 1;
+  } else return -1;
+  if (text.charCodeAt(j) === 0x2e && isDigit(text.charCodeAt(j + 1))) {
+    j += 2;
+    while (isDigit(text.charCodeAt(j))) j += 1;
+  }
+  const e = text.charCodeAt(j);
+  if (e === 0x65 || e === 0x45) {
+    let k = j + 1;
+    const sign = text.charCodeAt(k);
+    if (sign === 0x2b || sign === 0x2d) k += 1;
+    if (isDigit(text.charCodeAt(k))) {
+      while (isDigit(text.charCodeAt(k))) k += 1;
+      j = k;
+    }
+  }
+  return j;
+}
+
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+
 /**
  * Find the first JSON syntax error in `text` (RFC 8259 grammar). Used when the engine's message
  * carries no position: Node 20 says `Unexpected token '}', "..." is not valid JSON` without one.
+ * One pass without recursion (a stack of open containers), reading character codes: linear.
  */
-const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-
 function locateSyntaxError(text: string): SyntaxProblem | undefined {
   let i = 0;
   const n = text.length;
   const ws = (): void => {
-    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i += 1;
+    for (; i < n; i += 1) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return;
+    }
   };
   const unexpected = (expected: string): SyntaxProblem =>
     i >= n ? { offset: n, reason: `unexpected end of input, expected ${expected}` }
@@ -257,58 +293,71 @@ function locateSyntaxError(text: string): SyntaxProblem | undefined {
     return { offset: n, reason: 'unterminated string' };
   };
 
-  const value = (): SyntaxProblem | undefined => {
+  /** A property name and its colon, up to the value. */
+  const key = (): SyntaxProblem | undefined => {
     ws();
-    const c = text[i];
-    if (c === '{') {
-      i += 1; ws();
-      if (text[i] === '}') { i += 1; return undefined; }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') return unexpected('a property name in double quotes');
-        const p = string(); if (p) return p;
-        ws();
-        if (text[i] !== ':') return unexpected("':' after the property name");
-        i += 1;
-        const v = value(); if (v) return v;
-        ws();
-        if (text[i] === ',') { i += 1; continue; }
-        if (text[i] === '}') { i += 1; return undefined; }
-        return unexpected("',' or '}'");
-      }
-    }
-    if (c === '[') {
-      i += 1; ws();
-      if (text[i] === ']') { i += 1; return undefined; }
-      for (;;) {
-        const v = value(); if (v) return v;
-        ws();
-        if (text[i] === ',') { i += 1; continue; }
-        if (text[i] === ']') { i += 1; return undefined; }
-        return unexpected("',' or ']'");
-      }
-    }
-    if (c === '"') return string();
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
-      NUMBER.lastIndex = i; // sticky: matched in place, no copy of the rest of the text per number
-      const m = NUMBER.exec(text);
-      if (!m || m[0] === '-') return { offset: i, reason: 'malformed number' };
-      i += m[0].length;
-      return undefined;
-    }
-    for (const word of ['true', 'false', 'null']) {
-      if (c === word[0]) {
-        for (let k = 0; k < word.length; k += 1, i += 1) {
-          if (text[i] !== word[k]) return unexpected(`"${word}"`);
-        }
-        return undefined;
-      }
-    }
-    return unexpected('a JSON value');
+    if (text.charCodeAt(i) !== 0x22) return unexpected('a property name in double quotes');
+    const p = string(); if (p) return p;
+    ws();
+    if (text.charCodeAt(i) !== 0x3a) return unexpected("':' after the property name");
+    i += 1;
+    return undefined;
   };
 
-  const problem = value();
-  if (problem) return problem;
+  const open: number[] = [];
+  let wantValue = true;
+  for (;;) {
+    if (wantValue) {
+      ws();
+      const c = text.charCodeAt(i);
+      if (c === OPEN_OBJECT) {
+        i += 1; ws();
+        if (text.charCodeAt(i) === 0x7d) { i += 1; wantValue = false; continue; }
+        open.push(OPEN_OBJECT);
+        const p = key(); if (p) return p;
+        continue;
+      }
+      if (c === OPEN_ARRAY) {
+        i += 1; ws();
+        if (text.charCodeAt(i) === 0x5d) { i += 1; wantValue = false; continue; }
+        open.push(OPEN_ARRAY);
+        continue;
+      }
+      wantValue = false;
+      if (c === 0x22) {
+        const p = string(); if (p) return p;
+        continue;
+      }
+      if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        const end = numberEnd(text, i);
+        if (end < 0) return { offset: i, reason: 'malformed number' };
+        i = end;
+        continue;
+      }
+      const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : c === 0x6e ? 'null' : undefined;
+      if (!word) return unexpected('a JSON value');
+      for (let k = 0; k < word.length; k += 1, i += 1) {
+        if (text[i] !== word[k]) return unexpected(`"${word}"`);
+      }
+      continue;
+    }
+    const top = open[open.length - 1];
+    if (top === undefined) break;
+    ws();
+    const c = text.charCodeAt(i);
+    if (c === 0x2c) {
+      i += 1;
+      if (top === OPEN_OBJECT) { const p = key(); if (p) return p; }
+      wantValue = true;
+      continue;
+    }
+    if ((top === OPEN_OBJECT && c === 0x7d) || (top === OPEN_ARRAY && c === 0x5d)) {
+      i += 1;
+      open.pop();
+      continue;
+    }
+    return unexpected(top === OPEN_OBJECT ? "',' or '}'" : "',' or ']'");
+  }
   ws();
   return i < n ? { offset: i, reason: `unexpected ${JSON.stringify(text[i])} after the end of the JSON value` } : undefined;
 }
@@ -316,8 +365,9 @@ function locateSyntaxError(text: string): SyntaxProblem | undefined {
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
-  for (let k = 0; k < offset && k < text.length; k += 1) {
-    if (text[k] === '\n') { line += 1; lineStart = k + 1; }
+  for (let k = text.indexOf('\n'); k !== -1 && k < offset; k = text.indexOf('\n', k + 1)) {
+    line += 1;
+    lineStart = k + 1;
   }
   return { line, column: offset - lineStart + 1 };
 }
