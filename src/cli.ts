@@ -440,8 +440,12 @@ program
       if (status.signedInFor) parts.push(`for ${printable(status.signedInFor)}`);
       if (status.expiresAt) parts.push(`expires ${new Date(status.expiresAt).toISOString()}${status.refreshable ? ' (renewable)' : ''}`);
       if (status.renewal) {
-        const secret = status.renewal.clientSecret === 'none' ? 'no client secret' : `client secret from ${status.renewal.clientSecret === 'setting' ? 'the environment' : 'the sign-in'}`;
-        parts.push(`renewed with client ${printable(status.renewal.clientId ?? '?')} (${status.renewal.clientIdFrom === 'setting' ? 'from the environment' : 'stored'}), ${secret}`);
+        const secret = status.renewal.clientSecret === 'none' ? 'no client secret' : `client secret ${status.renewal.clientSecret === 'setting' ? 'from the environment' : 'stored'}`;
+        parts.push(
+          status.renewal.clientId
+            ? `renewed with client ${printable(status.renewal.clientId)} (${status.renewal.clientIdFrom === 'setting' ? 'from the environment' : 'stored'}), ${secret}`
+            : 'no client ID to renew with',
+        );
       }
       process.stdout.write(parts.join(', ') + '\n');
       if (status.problem) process.stdout.write(`             ${printable(status.problem)}\n`);

@@ -21,7 +21,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { configuredClient } from '../src/core/auth/platform-auth.js';
 import type { StoredCredential } from '../src/core/auth/token-store.js';
+import { findServer } from '../src/servers.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { startTestSandbox } from './support/harness.js';
 
@@ -248,6 +250,30 @@ describe('a sign-in that lasts with an empty server environment', () => {
   });
 });
 
+describe('precedence: OAuth settings that are set win over the stored client, defaults do not', () => {
+  it('only values set by a flag or variable count; a default never overrides what a sign-in stored', () => {
+    const canvas = findServer('canvasapi')!;
+    const none = configuredClient(canvas.auth({}, { env: {} }));
+    assert.deepEqual(
+      { clientId: none.clientId, clientSecret: none.clientSecret, tokenUrl: none.tokenUrl, revokeUrl: none.revokeUrl, defaultTokenUrl: none.defaultTokenUrl, defaultRevokeUrl: none.defaultRevokeUrl },
+      { clientId: undefined, clientSecret: undefined, tokenUrl: undefined, revokeUrl: undefined, defaultTokenUrl: 'https://api.miro.com/v1/oauth/token', defaultRevokeUrl: 'https://api.miro.com/v2/oauth/revoke' },
+    );
+    // Set explicitly, even to the default value: it wins.
+    const set = configuredClient(canvas.auth({}, { env: { CANVASAPI_TOKEN_URL: 'https://api.miro.com/v1/oauth/token', CANVASAPI_CLIENT_ID: 'id-env', CANVASAPI_CLIENT_SECRET: 'secret-env' } }));
+    assert.deepEqual({ clientId: set.clientId, clientSecret: set.clientSecret, tokenUrl: set.tokenUrl }, { clientId: 'id-env', clientSecret: 'secret-env', tokenUrl: 'https://api.miro.com/v1/oauth/token' });
+    assert.equal(configuredClient(canvas.auth({ tokenUrl: 'https://flag.example/token' }, { env: {} })).tokenUrl, 'https://flag.example/token');
+
+    const incident = findServer('incidentops')!;
+    const eu = configuredClient(incident.auth({}, { env: { INCIDENTOPS_REGION: 'eu' } }));
+    assert.equal(eu.tokenUrl, undefined);
+    assert.equal(eu.defaultTokenUrl, 'https://identity.eu.pagerduty.com/oauth/token');
+    const tokenOnly = configuredClient(incident.auth({}, { env: { INCIDENTOPS_TOKEN_URL: 'https://id.example.test/oauth/token' } }));
+    assert.deepEqual({ tokenUrl: tokenOnly.tokenUrl, revokeUrl: tokenOnly.revokeUrl }, { tokenUrl: 'https://id.example.test/oauth/token', revokeUrl: 'https://id.example.test/oauth/revoke' });
+    const revokeOnly = configuredClient(incident.auth({}, { env: { INCIDENTOPS_REVOKE_URL: 'https://id.example.test/oauth/revoke' } }));
+    assert.deepEqual({ tokenUrl: revokeOnly.tokenUrl, revokeUrl: revokeOnly.revokeUrl }, { tokenUrl: undefined, revokeUrl: 'https://id.example.test/oauth/revoke' });
+  });
+});
+
 describe('a store that never drops what it does not understand', () => {
   /** A file with a good canvasapi sign-in (it has a field from the future) and something else. */
   async function fixture(name: string, other: unknown, extra: Json = {}, expiresAt = Date.now() + 3_600_000): Promise<{ file: string; text: string }> {
@@ -281,7 +307,7 @@ describe('a store that never drops what it does not understand', () => {
     const renewalError = (JSON.parse(renewal.stdout) as Json).error as Json;
     assert.equal(renewalError.kind, 'not_configured');
     assert.match(renewalError.message, /The stored canvasapi sign-in cannot be renewed: Saving the canvasapi sign-in would rewrite the credentials file .* which has a malformed entry for "incidentops" \(refreshToken is not a string\)/);
-    assert.match(renewalError.next_step, /Nothing was changed\. Run `toolservers logout incidentops`/);
+    assert.match(renewalError.next_step, /The file was not rewritten\. Run `toolservers logout incidentops`/);
     assert.equal(refreshGrants('canvasapi'), grantsBefore, 'the refresh token was not spent');
     assert.equal(await readFile(file, 'utf8'), text, 'the refresh did not rewrite the file');
 
@@ -291,7 +317,7 @@ describe('a store that never drops what it does not understand', () => {
     assert.equal(out.code, 1);
     assert.match(out.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     assert.match(out.stderr, /malformed entry for "incidentops" \(refreshToken is not a string\)/);
-    assert.match(out.stderr, /Nothing was changed\. Run `toolservers logout incidentops` to remove just that entry/);
+    assert.match(out.stderr, /The file was not rewritten\. Run `toolservers logout incidentops` to remove just that entry/);
     assert.equal(revocations('canvasapi').length, revokesBefore, 'nothing was revoked');
     assert.equal(await readFile(file, 'utf8'), text);
 
@@ -342,7 +368,7 @@ describe('a store that never drops what it does not understand', () => {
         assert.equal(out.code, 1, `${args.join(' ')}: ${out.stdout}`);
         assert.match(out.stderr, what);
         assert.ok(out.stderr.includes(file));
-        assert.match(out.stderr, /Nothing was changed/);
+        assert.match(out.stderr, /The file was not rewritten/);
         assert.match(out.stderr, /move it aside \(mv /);
       }
       const signed = await login('canvasapi', file);

@@ -1021,7 +1021,7 @@ describe('FileTokenStore', () => {
     for (const write of writes) {
       const error = await rejection<CredentialStoreError>(write());
       assert.equal(error.problem, 'malformed_entry');
-      assert.match(error.message, /Nothing was changed/);
+      assert.match(error.message, /The file was not rewritten/);
     }
     assert.equal(ran, false, 'the update function (a refresh) never ran');
     assert.equal(await readFile(file, 'utf8'), text, 'byte for byte untouched');

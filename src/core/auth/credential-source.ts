@@ -308,7 +308,7 @@ export class CredentialSource {
         code: own ? 'entry_malformed' : 'store_unusable',
         kind: 'not_configured',
         message: `The stored ${this.platform} sign-in cannot be ${doing === 'read' ? 'used' : 'renewed'}: ${error.reason}`,
-        nextStep: error.repair.split('toolservers login <platform>').join(login),
+        nextStep: error.forPlatform(this.platform).repair,
       };
     }
     const message = error instanceof Error ? printable(error.message) : String(error);

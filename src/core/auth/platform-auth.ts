@@ -102,7 +102,7 @@ export async function signIn(auth: PlatformAuth, store: FileTokenStore, options:
   if (!endpoints) {
     throw new Error(`Signing in to ${auth.name} needs the OAuth app's client ID: set ${auth.settingNames.clientId} or pass --client-id (and the app's secret, if it has one).`);
   }
-  await store.checkWritable(auth.platform);
+  await withPlatformAdvice(auth, () => store.checkWritable(auth.platform));
   const now = options.now ?? Date.now;
   const tokens = await loginWithBrowser(endpoints, { ...options, now });
   const account = printableAccount(await auth.lookupAccount(tokens.accessToken));
@@ -121,8 +121,17 @@ export async function signIn(auth: PlatformAuth, store: FileTokenStore, options:
     ...(tokens.scope ? { scope: tokens.scope } : {}),
     ...(account ? { account } : {}),
   };
-  await store.set(credential);
+  await withPlatformAdvice(auth, () => store.set(credential));
   return credential;
+}
+
+/** Store errors with advice that names this platform's login command. */
+async function withPlatformAdvice<T>(auth: PlatformAuth, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw error instanceof CredentialStoreError ? error.forPlatform(auth.platform) : error;
+  }
 }
 
 export interface SignOutResult {
@@ -151,7 +160,7 @@ export async function signOut(auth: PlatformAuth, store: FileTokenStore, options
   } catch (error) {
     if (error instanceof CredentialStoreError && error.problem === 'malformed_entry' && error.platform === auth.platform) {
       // `logout` is the repair for this platform's own malformed entry (unless another entry is malformed too).
-      await store.delete(auth.platform, { removeMalformed: true });
+      await withPlatformAdvice(auth, () => store.delete(auth.platform, { removeMalformed: true }));
       return {
         signedIn: true,
         revoked: false,
@@ -159,7 +168,7 @@ export async function signOut(auth: PlatformAuth, store: FileTokenStore, options
         revokeProblem: `the stored entry was malformed (${error.detail ?? 'unknown problem'}), so nothing could be revoked; it was removed`,
       };
     }
-    throw error;
+    throw error instanceof CredentialStoreError ? error.forPlatform(auth.platform) : error;
   }
   return result;
 }

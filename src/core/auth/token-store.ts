@@ -113,6 +113,20 @@ export class CredentialStoreError extends Error {
     this.reason = details.reason;
     this.repair = details.repair;
   }
+
+  /** The same error with its advice naming this platform's login command instead of `toolservers login <platform>`. */
+  forPlatform(platform: string): CredentialStoreError {
+    const repair = this.repair.split('toolservers login <platform>').join(`toolservers login ${printable(platform)}`);
+    if (repair === this.repair) return this;
+    return new CredentialStoreError({
+      problem: this.problem,
+      file: this.file,
+      ...(this.platform !== undefined ? { platform: this.platform } : {}),
+      ...(this.detail !== undefined ? { detail: this.detail } : {}),
+      reason: this.reason,
+      repair,
+    });
+  }
 }
 
 /** A malformed entry as `inspect()` reports it. */
@@ -234,6 +248,7 @@ export class FileTokenStore {
   private readonly lockTimeoutMs: number;
   private readonly staleLockMs: number;
   private readonly platforms: readonly string[] | undefined;
+  private readonly reported = new Set<string>();
 
   constructor(file: string = defaultCredentialsFile(), options: FileTokenStoreOptions = {}) {
     this.file = path.resolve(file);
@@ -376,7 +391,7 @@ export class FileTokenStore {
       platform,
       detail: problem,
       reason: `The credentials file ${this.file} has a malformed entry for "${printable(platform)}" (${problem}).`,
-      repair: `Nothing was changed. ${this.platformAdvice(platform)}; then sign in again with \`toolservers login ${printable(platform)}\` if you need it.`,
+      repair: `The file was not rewritten. ${this.platformAdvice(platform)}; then sign in again with \`toolservers login ${printable(platform)}\` if you need it.`,
     });
   }
 
@@ -392,7 +407,7 @@ export class FileTokenStore {
         platform: other,
         detail: problem,
         reason: `Saving the ${printable(platform)} sign-in would rewrite the credentials file ${this.file}, which has a malformed entry for "${printable(other)}" (${problem}).`,
-        repair: `Nothing was changed. ${this.platformAdvice(other)}, then try again.`,
+        repair: `The file was not rewritten. ${this.platformAdvice(other)}, then try again.`,
       });
     }
   }
@@ -554,7 +569,7 @@ export class FileTokenStore {
         problem: 'not_json',
         file: this.file,
         reason: `The credentials file ${this.file} is not valid JSON, so none of its sign-ins can be used.`,
-        repair: `Nothing was changed. Fix it by hand, or ${this.moveAsideAdvice()}.`,
+        repair: `The file was not rewritten. Fix it by hand, or ${this.moveAsideAdvice()}.`,
       });
     }
     if (!isRecord(parsed)) {
@@ -562,7 +577,7 @@ export class FileTokenStore {
         problem: 'not_a_store',
         file: this.file,
         reason: `The credentials file ${this.file} is not a toolservers credentials file (expected a JSON object with "version" and "credentials").`,
-        repair: `Nothing was changed. Point ${CREDENTIALS_FILE_ENV} elsewhere, or ${this.moveAsideAdvice()}.`,
+        repair: `The file was not rewritten. Point ${CREDENTIALS_FILE_ENV} elsewhere, or ${this.moveAsideAdvice()}.`,
       });
     }
     if (Object.keys(parsed).length === 0) return emptySnapshot();
@@ -573,7 +588,7 @@ export class FileTokenStore {
         problem: 'unknown_version',
         file: this.file,
         reason: `The credentials file ${this.file} ${what}; this toolservers understands version ${FILE_VERSION} only (a newer toolservers may have written it).`,
-        repair: `Nothing was changed. Use the toolservers that wrote it, or ${this.moveAsideAdvice()}.`,
+        repair: `The file was not rewritten. Use the toolservers that wrote it, or ${this.moveAsideAdvice()}.`,
       });
     }
     if (credentials !== undefined && !isRecord(credentials)) {
@@ -581,7 +596,7 @@ export class FileTokenStore {
         problem: 'not_a_store',
         file: this.file,
         reason: `The credentials file ${this.file} has a "credentials" member that is not an object.`,
-        repair: `Nothing was changed. Fix it by hand, or ${this.moveAsideAdvice()}.`,
+        repair: `The file was not rewritten. Fix it by hand, or ${this.moveAsideAdvice()}.`,
       });
     }
     const snapshot: Snapshot = { extra, raw: new Map(), good: new Map(), malformed: new Map() };
@@ -591,7 +606,12 @@ export class FileTokenStore {
       if ('credential' in entry) snapshot.good.set(platform, entry.credential);
       else {
         snapshot.malformed.set(platform, entry.problem);
-        this.logger.warn({ file: this.file, platform: printable(platform), problem: entry.problem }, 'malformed entry in the credentials file');
+        // Once per store and problem: servers read the file on every call.
+        const key = `${platform}\u0000${entry.problem}`;
+        if (!this.reported.has(key)) {
+          this.reported.add(key);
+          this.logger.warn({ file: this.file, platform: printable(platform), problem: entry.problem }, 'malformed entry in the credentials file');
+        }
       }
     }
     return snapshot;
