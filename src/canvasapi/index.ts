@@ -92,8 +92,10 @@ export function createCanvasApiClient(
     retryAfterSeconds: (response, now) => {
       const reset = Number(response.headers.get('x-ratelimit-reset'));
       if (Number.isFinite(reset) && reset > 0) return Math.max(0, Math.ceil(reset - now.getTime() / 1000));
-      const retryAfter = Number(response.headers.get('retry-after'));
-      return Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
+      // No header is no known wait (Number(null) would read as 0 seconds).
+      const header = response.headers.get('retry-after');
+      const retryAfter = header === null || header.trim() === '' ? NaN : Number(header);
+      return Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined;
     },
     parseError: (_status, body) => {
       if (typeof body !== 'object' || body === null) return {};
