@@ -96,6 +96,7 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
     ['an object without the expected key', () => jsonResponse(200, { something: 'else' })],
     ['the key holding the wrong type', () => jsonResponse(200, { incident: 'P1', incidents: { id: 'P1' }, user: [], users: 'many', oncalls: 3, escalation_policies: null, service: [], services: {}, team: 1, teams: true, escalation_policy: 'x', log_entries: {}, schedules: 'no', members: {} })],
     ['a list of non-objects', () => jsonResponse(200, { incidents: [1], users: [1], oncalls: ['x'], escalation_policies: [null], services: [2], teams: [3], log_entries: [4], schedules: [5] })],
+    ['records without an id', () => jsonResponse(200, { incident: { title: 'x' }, user: {}, service: {}, team: {}, escalation_policy: {}, incidents: [{}], users: [{}], services: [{}], teams: [{}], escalation_policies: [{}], log_entries: [{}], schedules: [{}], members: [{ user: {} }], oncalls: [], more: false })],
     ['not JSON', () => new Response('<html>Sign in</html>', { status: 200, headers: { 'content-type': 'text/html' } })],
     ['no content', () => new Response('', { status: 200 })],
     ['JSON null', () => jsonResponse(200, null)],
@@ -120,6 +121,18 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
       assert.deepEqual(problems, []);
     });
   }
+
+  it('a nested reference without an id keeps its name; an on-call shift needs no id; a level given as text is read as a number', async () => {
+    const incident = { id: 'PI1', title: 'Down', service: { summary: 'Checkout' }, priority: { id: 7, name: 'P1' } };
+    const { server: s } = server((url) => jsonResponse(200, url.pathname === '/oncalls' ? { oncalls: [{ user: {}, escalation_policy: { summary: 'Ops' }, escalation_level: '2', start: '2026-05-06T00:00:00Z', end: '2026-05-07T00:00:00Z' }], more: false } : { incident }));
+    const got = await callTool(s, 'IncidentOps.GetIncident', { incident_id: 'PI1' });
+    assert.equal(got.isError, false, JSON.stringify(got.data));
+    const shaped = got.data.incident as Json;
+    assert.deepEqual([shaped.service, shaped.priority], [{ name: 'Checkout' }, { id: '7', name: 'P1' }]);
+    const oncalls = await callTool(s, 'IncidentOps.ListOnCalls', {});
+    assert.equal(oncalls.isError, false, JSON.stringify(oncalls.data));
+    assert.deepEqual(oncalls.data.oncalls, [{ escalation_policy: { name: 'Ops' }, escalation_level: 2, start: '2026-05-06T00:00:00Z', end: '2026-05-07T00:00:00Z' }]);
+  });
 
   it('the error says what was expected and is not retried', async () => {
     const { server: s, calls } = server(() => jsonResponse(200, { incidents: [] }));

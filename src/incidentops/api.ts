@@ -109,6 +109,7 @@ export class IncidentOpsApi {
     if (!isRecord(data)) throw unexpectedShape(path, response.status, `a JSON object was expected, it sent ${describeJson(data)}`);
     const value = data[key];
     if (!isRecord(value)) throw unexpectedShape(path, response.status, `the "${key}" object is missing (${value === undefined ? 'no such key' : `it is ${describeJson(value)}`})`);
+    if (!hasId(value.id)) throw unexpectedShape(path, response.status, `the "${key}" object has no id`);
     return value;
   }
 
@@ -128,6 +129,9 @@ export class IncidentOpsApi {
     if (!Array.isArray(list)) throw unexpectedShape(path, response.status, `the "${key}" list is missing (${list === undefined ? 'no such key' : `it is ${describeJson(list)}`})`);
     const odd = list.findIndex((item) => !isRecord(item));
     if (odd >= 0) throw unexpectedShape(path, response.status, `"${key}" holds ${describeJson(list[odd])} at index ${odd}, not an object`);
+    const idOf = key in RECORD_ID ? RECORD_ID[key] : (item: Json) => item.id;
+    const anonymous = idOf ? (list as Json[]).findIndex((item) => !hasId(idOf(item))) : -1;
+    if (anonymous >= 0) throw unexpectedShape(path, response.status, `the record at index ${anonymous} of "${key}" has no id`);
     const items = list as Json[];
     return {
       items,
@@ -201,6 +205,20 @@ export class IncidentOpsApi {
     }
     return { items, truncated: more };
   }
+}
+
+/**
+ * Where the id of a list's records is: `id` unless listed here; `undefined` for lists whose
+ * records have none (on-call shifts). Every other record the tools return is known by its id.
+ */
+const RECORD_ID: Record<string, ((item: Json) => unknown) | undefined> = {
+  oncalls: undefined,
+  members: (member) => (isRecord(member.user) ? member.user.id : undefined),
+};
+
+/** The platform's IDs are non-empty strings. */
+function hasId(id: unknown): boolean {
+  return typeof id === 'string' && id.length > 0;
 }
 
 /** What to do about an answer of the wrong shape: nothing about the arguments is wrong. */

@@ -15,6 +15,13 @@ function shaped(fields: Json): Shaped {
   return pruneEmpty(fields) as Shaped;
 }
 
+/** Picks the listed text fields that are text (a platform that sends something else for them has it left out). */
+function pickText(source: Json, keys: readonly string[]): Json {
+  const out: Json = {};
+  for (const key of keys) if (typeof source[key] === 'string') out[key] = source[key];
+  return out;
+}
+
 /** Picks the listed fields (in that order) that are present. */
 function pick(source: Json, keys: readonly string[]): Json {
   const out: Json = {};
@@ -22,10 +29,17 @@ function pick(source: Json, keys: readonly string[]): Json {
   return out;
 }
 
-/** A nested reference or embedded object reduced to id and name (the platform's name, else its summary). */
+/**
+ * A nested reference or embedded object reduced to id and name (the platform's name, else its
+ * summary). A reference the platform sent without a usable id keeps its name; one with neither
+ * is left out.
+ */
 export function ref(value: unknown): Json | undefined {
   if (!isRecord(value)) return undefined;
-  return pruneEmpty({ id: value.id, name: value.name ?? value.summary });
+  const id = typeof value.id === 'string' || typeof value.id === 'number' ? String(value.id) : undefined;
+  const label = value.name ?? value.summary;
+  const name = typeof label === 'string' ? label : undefined;
+  return id === undefined && name === undefined ? undefined : pruneEmpty({ id, name });
 }
 
 /** Like ref, keeping the kind (user, schedule, ...) where a list mixes kinds. */
@@ -93,13 +107,19 @@ export function shapeOncall(oncall: Json): Json {
   return pruneEmpty({
     user: ref(oncall.user),
     escalation_policy: ref(oncall.escalation_policy),
-    escalation_level: oncall.escalation_level,
+    escalation_level: level(oncall.escalation_level),
     schedule: ref(oncall.schedule),
     // null start and end mean a permanent on-call (a user targeted directly by the policy)
     start: oncall.start,
     end: oncall.end,
     permanent: oncall.start == null && oncall.end == null ? true : undefined,
   });
+}
+
+/** An escalation level: a whole number (given as one, or as its text). */
+function level(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
 }
 
 /** Incident fields both the list and the detail view show. */
@@ -148,12 +168,12 @@ export function shapeLogEntry(entry: Json): Shaped {
 /** A team member as GetTeam lists them: who, how to reach them, their role in the team. */
 export function shapeMember(member: Json): Shaped {
   const user = isRecord(member.user) ? member.user : {};
-  return shaped({ ...pick(user, ['id', 'name', 'email']), team_role: member.role });
+  return shaped({ ...pickText(user, ['id', 'name', 'email']), ...pickText({ team_role: member.role }, ['team_role']) });
 }
 
 /** A service as GetTeam lists it: enough to pick one for IncidentOps.GetService. */
 export function shapeServiceSummary(service: Json): Shaped {
-  return shaped({ ...pick(service, ['id', 'name', 'status']), escalation_policy: ref(service.escalation_policy) });
+  return shaped({ ...pickText(service, ['id', 'name', 'status']), escalation_policy: ref(service.escalation_policy) });
 }
 
 /** An escalation policy as GetTeam lists it; IncidentOps.GetEscalationPolicy has its levels. */
@@ -163,8 +183,8 @@ export function shapeEscalationPolicyRef(policy: Json): Shaped {
 
 // ----- output schemas
 
-/** A nested reference: id and name only. */
-export const refSchema = z.strictObject({ id: z.string(), name: z.string().optional() });
+/** A nested reference: id and name only (a platform that leaves out the id still leaves the name). */
+export const refSchema = z.strictObject({ id: z.string().optional(), name: z.string().optional() });
 /** A record with its id; other fields are the platform's own. */
 export const recordSchema = z.looseObject({ id: z.string() });
 
