@@ -144,7 +144,7 @@ export function limitIssues(issues: InputIssue[], max = MAX_LISTED_ISSUES): Inpu
 const validationJson = new WeakMap<z.ZodObject, JsonSchema>();
 
 /** The validation schema as JSON Schema (with its generic caps), computed once per schema. */
-function validationSchemaOf(schema: z.ZodObject): JsonSchema {
+export function validationSchemaOf(schema: z.ZodObject): JsonSchema {
   let json = validationJson.get(schema);
   if (!json) {
     try {
@@ -186,7 +186,8 @@ export function stringCapOf(node: JsonSchema | undefined): number | undefined {
   return hasType(own, 'string') ? INPUT_LIMITS.textChars : undefined;
 }
 
-function itemCapOf(node: JsonSchema | undefined): number | undefined {
+/** The most items an array may have here: the schema's own maximum; else, for a parameter typed as an array, the generic cap. */
+export function itemCapOf(node: JsonSchema | undefined): number | undefined {
   if (!node) return undefined;
   if (typeof node.maxItems === 'number') return node.maxItems;
   return hasType(node, 'array') ? INPUT_LIMITS.items : undefined;
