@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { resolveClient } from '../src/core/auth/client.js';
 import { CredentialSource } from '../src/core/auth/credential-source.js';
 import { sourceCredentials } from '../src/core/auth/credentials.js';
+import { signIn, signOut, type PlatformAuth } from '../src/core/auth/platform-auth.js';
 import { printable } from '../src/core/auth/printable.js';
 import { LOG_LEVELS, LogLevelError, resolveLogLevel } from '../src/core/logger.js';
 import { loginWithBrowser, OAuthError, refreshTokenSet, revokeToken, type OAuthEndpoints } from '../src/core/auth/oauth.js';
@@ -1125,5 +1126,61 @@ describe('printable and log levels', () => {
       return true;
     });
     assert.throws(() => resolveLogLevel('\u001b[31mred'), (error: unknown) => error instanceof Error && !error.message.includes('\u001b'));
+  });
+});
+
+describe('signIn and signOut', () => {
+  function platform(configured: { clientId?: string; clientSecret?: string }, accountName: string): PlatformAuth {
+    return {
+      platform: 'incidentops',
+      name: 'IncidentOps',
+      baseUrl: 'https://api.example.test',
+      oauth: { authorizeUrl: `${auth.origin}/authorize`, tokenUrl: `${auth.origin}/token`, revokeUrl: `${auth.origin}/revoke`, scope: 'read', ...configured },
+      settingNames: { clientId: 'INCIDENTOPS_CLIENT_ID', clientSecret: 'INCIDENTOPS_CLIENT_SECRET', tokenUrl: 'INCIDENTOPS_TOKEN_URL', baseUrl: 'INCIDENTOPS_BASE_URL' },
+      revokeStyle: 'rfc7009',
+      lookupAccount: async () => ({ id: 'U1', name: accountName, email: 'eve@example.test\u0007' }),
+    };
+  }
+
+  it('login stores the client and endpoints with the tokens, and account names without control characters; logout with no client settings revokes with the stored secret', async () => {
+    const file = await tempFile();
+    const browser = fakeBrowser();
+    const credential = await signIn(platform({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }, 'Eve\u001b[2J\u001b]0;x\u0007 Example\r\n'), new FileTokenStore(file), { print: () => undefined, openBrowser: browser.openBrowser });
+    await browser.finished();
+    assert.deepEqual(credential.account, { id: 'U1', name: 'Eve Example', email: 'eve@example.test' });
+    const stored = (await new FileTokenStore(file).get('incidentops'))!;
+    assert.deepEqual(
+      { clientId: stored.clientId, clientSecret: stored.clientSecret, tokenUrl: stored.tokenUrl, revokeUrl: stored.revokeUrl, baseUrl: stored.baseUrl },
+      { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenUrl: `${auth.origin}/token`, revokeUrl: `${auth.origin}/revoke`, baseUrl: 'https://api.example.test' },
+    );
+    if (process.platform !== 'win32') assert.equal((await stat(file)).mode & 0o777, 0o600);
+
+    auth.revokeRequests.length = 0;
+    const result = await signOut(platform({}, 'unused'), new FileTokenStore(file));
+    assert.deepEqual(result, { signedIn: true, revoked: true });
+    const request = new URLSearchParams(auth.revokeRequests[0]?.body ?? '');
+    assert.equal(request.get('token'), stored.refreshToken, 'RFC 7009: the refresh token ends the grant');
+    assert.equal(request.get('client_secret'), CLIENT_SECRET, 'the stored secret authenticates the revocation');
+    assert.equal(await new FileTokenStore(file).get('incidentops'), undefined);
+    // The grant is gone: its refresh token renews nothing.
+    assert.equal((await rejection<OAuthError>(refreshTokenSet(auth.endpoints(), stored.refreshToken!))).error, 'invalid_grant');
+  });
+
+  it('login fails before the browser opens when the store could not be rewritten safely', async () => {
+    const file = await tempFile();
+    await new FileTokenStore(file).set({ platform: 'x', accessToken: 't', tokenType: 'bearer', obtainedAt: 1 });
+    await writeFile(file, JSON.stringify({ version: 7, credentials: {} }));
+    let opened = false;
+    const error = await rejection<CredentialStoreError>(
+      signIn(platform({ clientId: CLIENT_ID }, 'n'), new FileTokenStore(file), {
+        print: () => undefined,
+        openBrowser: () => {
+          opened = true;
+        },
+      }),
+    );
+    assert.equal(error.problem, 'unknown_version');
+    assert.match(error.repair, /sign in again with `toolservers login incidentops`/);
+    assert.equal(opened, false);
   });
 });
