@@ -13,8 +13,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
-import type { CanvasParam } from '../src/canvasapi/catalogue-types.js';
-import type { CanvasEntry } from '../src/canvasapi/handler.js';
+import type { CanvasParam, CanvasToolEntry } from '../src/canvasapi/catalogue-types.js';
 import type { AnyToolServer } from '../src/core/registry.js';
 import type { RecordedRequest, RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
@@ -128,7 +127,7 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
   });
 
   /** The item a path's `{item_id}` stands for, by the collection before it. */
-  function itemFor(entry: CanvasEntry): string {
+  function itemFor(entry: CanvasToolEntry): string {
     const collection = /\/([a-z_]+)\/\{item_id\}/.exec(entry.path)?.[1] ?? 'items';
     const byCollection: Record<string, string | undefined> = {
       app_cards: known.items.app_card,
@@ -147,14 +146,14 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
   }
 
   /** The member a path's `{member_id}` stands for: of the organization, the team or the project. */
-  function memberFor(entry: CanvasEntry): string {
+  function memberFor(entry: CanvasToolEntry): string {
     if (entry.path.includes('/projects/')) return known.projectMember;
     if (entry.path.includes('/teams/')) return known.teamMember;
     return known.colleague.id;
   }
 
   /** A plausible value for one parameter of one tool. */
-  function valueFor(entry: CanvasEntry, param: CanvasParam): unknown {
+  function valueFor(entry: CanvasToolEntry, param: CanvasParam): unknown {
     const [where, target = ''] = param.to.split(':') as [string, string | undefined];
     if (param.name === 'mode') return 'execute';
     if (where === 'path') {
@@ -220,7 +219,7 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
     }
   }
 
-  function requiredArgs(entry: CanvasEntry): Record<string, unknown> {
+  function requiredArgs(entry: CanvasToolEntry): Record<string, unknown> {
     return Object.fromEntries(entry.params.filter((p) => p.required).map((p) => [p.name, valueFor(entry, p)]));
   }
 
@@ -242,9 +241,9 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
   }
 
   /** Reads, creates and updates first; then deletes, the deepest resources first; irreversible actions last. */
-  function order(entries: readonly CanvasEntry[]): CanvasEntry[] {
+  function order(entries: readonly CanvasToolEntry[]): CanvasToolEntry[] {
     const rank = { read: 0, create: 1, update: 2, delete: 3, action: 4 } as const;
-    const depth = (e: CanvasEntry) => e.path.split('/').length;
+    const depth = (e: CanvasToolEntry) => e.path.split('/').length;
     return [...entries].sort((a, b) => rank[a.effect] - rank[b.effect] || (a.effect === 'delete' ? depth(b) - depth(a) : 0));
   }
 

@@ -101,6 +101,18 @@ export interface CanvasToolEntry {
   scope?: string;
   /** Two-mode tools: key of the request-body schema in request-schemas.ts. */
   requestSchema?: string;
+  /**
+   * Sent for an omitted parameter whose only valid value the platform's body requires (a mind-map
+   * node's type is always `text`). Not advertised as a default; the parameter's description says so.
+   */
+  whenOmitted?: Readonly<Record<string, string>>;
+  /**
+   * Parameters the required body cannot do without although the contract marks them optional (the
+   * URL of a new document, image or embed): a call without them is refused before anything is sent.
+   */
+  bodyNeeds?: readonly string[];
+  /** The platform answers with a JSON array (a list without envelope) rather than an object. */
+  answersArray?: boolean;
   /** Extra cross-field rule the generic handler enforces (see handler.ts). */
   rule?: 'audit-log-window' | 'content-log-window' | 'metrics-date-range' | 'require-tag-id';
 }

@@ -13,13 +13,13 @@
  * endpoint reference and the platform's OpenAPI document.
  *
  * Beyond the base entry (catalogue-types.ts), entries may say what keeps their requests valid
- * (handler.ts, CanvasEntry): `whenOmitted` (the only valid value, sent when a parameter the body
+ * (catalogue-types.ts): `whenOmitted` (the only valid value, sent when a parameter the body
  * needs is omitted), `bodyNeeds` (optional parameters without which the platform refuses the
  * request: refused locally) and `answersArray` (the two endpoints that answer a bare array).
  */
-import type { CanvasEntry } from './handler.js';
+import type { CanvasToolEntry } from './catalogue-types.js';
 
-export const canvasApiCatalogue: readonly CanvasEntry[] = [
+export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
   {
     name: 'CanvasApi.GetAccessTokenInfo',
     title: 'Get token info',

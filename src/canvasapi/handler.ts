@@ -15,25 +15,6 @@ import { inputSchemaFor } from './params.js';
 
 type Json = Record<string, unknown>;
 
-/**
- * A catalogue entry with what the handler needs beyond the base shape (catalogue-types.ts) so
- * that every request carries the body the platform's API requires.
- */
-export interface CanvasEntry extends CanvasToolEntry {
-  /**
-   * Sent for an omitted parameter whose only valid value the platform's body requires (a mind-map
-   * node's type is always `text`). Not advertised as a default; the parameter's description says so.
-   */
-  whenOmitted?: Readonly<Record<string, string>>;
-  /**
-   * Parameters the required body cannot do without although the contract marks them optional (the
-   * URL of a new document, image or embed): a call without them is refused before anything is sent.
-   */
-  bodyNeeds?: readonly string[];
-  /** The platform answers with a JSON array (a list without envelope) rather than an object. */
-  answersArray?: boolean;
-}
-
 export interface CanvasApiDeps {
   client: UpstreamClient;
   /** Request-body schemas of the two-mode tools, keyed by tool name without the prefix. */
@@ -62,7 +43,7 @@ export function hintsFor(effect: CanvasEffect): ToolHints {
 /** Any JSON object: the platform's own answer, nulls pruned, plus paging hints. */
 const canvasOutput = z.looseObject({});
 
-export function canvasTool(entry: CanvasEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
+export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
   const truncationHint = truncationHintFor(entry);
   return {
     name: entry.name,
@@ -80,7 +61,7 @@ export function canvasTool(entry: CanvasEntry): ToolDefinition<z.ZodObject, type
   };
 }
 
-export async function runCanvasTool(entry: CanvasEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
+export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
   let body: unknown;
   if (entry.requestSchema) {
     const schema = deps.requestSchemas[entry.requestSchema];
@@ -141,7 +122,7 @@ const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH'];
  * parameters (an update with nothing to change) is refused, and so is a create without a field
  * the body cannot do without (`bodyNeeds`). The refusal names the parameters that would fill it.
  */
-function checkBody(entry: CanvasEntry, args: Json, body: unknown): void {
+function checkBody(entry: CanvasToolEntry, args: Json, body: unknown): void {
   const needed = (entry.bodyNeeds ?? []).filter((name) => args[name] === undefined || (Array.isArray(args[name]) && (args[name] as unknown[]).length === 0));
   if (needed.length) {
     throw ToolError.invalidInput(needed.map((parameter) => ({ parameter, problem: 'is required (and not empty) here: the platform refuses the request without it' })));
@@ -265,7 +246,7 @@ function labelFor(entry: CanvasToolEntry, pathParams: Record<string, string>): s
  * URLs), and for lists the way to the next page given once, as `next_page` in this tool's own
  * parameter names (the platform's `cursor` and page links are dropped).
  */
-export function shapeResult(entry: CanvasEntry, args: Json, status: number, data: unknown): Json {
+export function shapeResult(entry: CanvasToolEntry, args: Json, status: number, data: unknown): Json {
   if (data === undefined || data === null || data === '') {
     if (entry.effect === 'read') throw unexpectedShape(entry, status, 'no content');
     return { success: true, status, message: `${entry.title}: done (the platform returns no content for this call).` };
@@ -287,16 +268,16 @@ export function shapeResult(entry: CanvasEntry, args: Json, status: number, data
 }
 
 /** A success status whose body is not what the endpoint answers: the platform's fault, not the caller's nor this server's. */
-function unexpectedShape(entry: CanvasEntry, status: number, got: string): ToolError {
+function unexpectedShape(entry: CanvasToolEntry, status: number, got: string): ToolError {
   return new ToolError({ kind: 'upstream_error', status, message: `${expectedShapeText(entry, status)}: it sent ${got}.`, nextStep: shapeNextStep(entry) });
 }
 
-function expectedShapeText(entry: CanvasEntry, status: number): string {
+function expectedShapeText(entry: CanvasToolEntry, status: number): string {
   const expected = entry.answersArray ? 'a JSON object or array' : 'a JSON object';
   return `The platform's answer to ${entry.name} (${entry.method} ${entry.path}, HTTP ${status}) was not in the expected shape (${expected})`;
 }
 
-function shapeNextStep(entry: CanvasEntry): string {
+function shapeNextStep(entry: CanvasToolEntry): string {
   return (
     (entry.effect === 'read' ? '' : 'The change may have been made: read the resource before trying again. ') +
     'Nothing is wrong with the arguments. Check that the API base URL (CANVASAPI_BASE_URL) points at the platform itself, not a proxy or a login page; if it does, try again later.'
