@@ -127,8 +127,8 @@ function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions
 }
 
 const OAUTH_CLIENT_FLAGS = (env: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string }): ServerFlag[] => [
-  { flags: '--client-id <id>', description: `OAuth app client ID (${env.clientId})` },
-  { flags: '--client-secret <secret>', description: `OAuth app client secret, if the app has one (prefer ${env.clientSecret})` },
+  { flags: '--client-id <id>', description: `OAuth app client ID (${env.clientId}); stored with the sign-in for renewal and logout` },
+  { flags: '--client-secret <secret>', description: `OAuth app client secret, if the app has one; stored with the sign-in (prefer ${env.clientSecret}: flags show in process lists)` },
   { flags: '--authorize-url <url>', description: `authorization endpoint (${env.authorizeUrl})` },
   { flags: '--token-url <url>', description: `token endpoint (${env.tokenUrl})` },
 ];
