@@ -20,7 +20,7 @@
  *     name-token prefix; query with '@' whose local part equals the e-mail's and whose domain part
  *     starts the e-mail's domain ("jdoe@", "jdoe@acme") 0.9 + 0.09 x domain coverage; query with
  *     '@' or '.' contained in the e-mail ("acme.example") 0.6 + 0.3 x (query length / e-mail length).
- *   - fuzzy: fuse.js over name, e-mail and e-mail local part (ignoreLocation, threshold 0.45),
+ *   - fuzzy (queries up to 32 characters): fuse.js over name, e-mail and e-mail local part (ignoreLocation, threshold 0.45),
  *     component = 0.6 x (1 - fuse score). Fuse rates any substring hit as near-perfect ("lee" inside
  *     "Kathleen"), so it is weighted to stay below whole-token and prefix evidence: it ranks typos
  *     and fragments but can never alone reach the auto-accept threshold.
@@ -79,6 +79,13 @@ const ALL_TOKENS_SUBSET = 0.9;
 const FUSE_WEIGHT = 0.6;
 const FUSE_THRESHOLD = 0.45;
 const MAX_QUERY_TOKENS = 8;
+/**
+ * Fuzzy matching runs for queries up to this many characters (one bitap word in fuse.js). Its
+ * cost grows with the square of the query's length (more chunks, each allowing more errors): a
+ * 200-character query took ~0.45 s over 2,000 users. A longer query is no typo'd fragment of a
+ * name; the name-token and e-mail evidence still rank it.
+ */
+const MAX_FUZZY_QUERY_CHARS = 32;
 
 /** NFD, strip diacritics, lower-case, collapse whitespace. */
 export function normalizeText(s: string): string {
@@ -280,7 +287,7 @@ export function rankUsers<T extends MatchCandidate>(
   const qTokens = tokenize(q).slice(0, MAX_QUERY_TOKENS);
 
   const fuseHits = new Map<number, { score: number; on: 'name' | 'email' }>();
-  for (const r of index.fuse.search(q)) {
+  for (const r of q.length <= MAX_FUZZY_QUERY_CHARS ? index.fuse.search(q) : []) {
     const keys = (r.matches ?? []).map((mt) => mt.key);
     fuseHits.set(r.refIndex, {
       score: FUSE_WEIGHT * (1 - (r.score ?? 1)),
