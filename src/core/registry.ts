@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { Logger } from './logger.js';
 import { toToolError, ToolError } from './errors.js';
 import { fitResult } from './result-budget.js';
@@ -79,7 +80,8 @@ export class ToolView {
     }
     const names = this.listing.map((tool) => tool.name);
     const suggestion = closest(name, [...names, ...this.selected.tools.map((tool) => styledName(tool.name, this.nameStyle))]);
-    return `Unknown tool ${name}.${suggestion ? ` Did you mean ${suggestion}?` : ''} Call tools/list to see the ${names.length} tools.`;
+    const shown = name.length > 100 ? `${name.slice(0, 97)}...` : name;
+    return `Unknown tool ${shown}.${suggestion ? ` Did you mean ${suggestion}?` : ''} Call tools/list to see the ${names.length} tools.`;
   }
 }
 
@@ -175,10 +177,11 @@ export function buildMcpServer(view: ToolView): Server {
   // No listChanged: the tool list of a connection never changes.
   const mcp = new Server({ name: `toolservers-${server.id}`, title: server.name, version: server.version }, { capabilities: { tools: {} }, instructions: view.instructions });
   mcp.setRequestHandler('tools/list', () => ({ tools: view.listing }));
-  mcp.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = view.find(request.params.name);
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(request.params.name));
-    const result = await executeTool(server, tool, request.params.arguments ?? {}, ctx.mcpReq.signal, progressReporter(ctx));
+  // Params as sent: the spec schema's record would drop an `__proto__` argument without a word.
+  mcp.setRequestHandler('tools/call', { params: CALL_PARAMS }, async (params, ctx) => {
+    const tool = view.find(params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(params.name));
+    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, ctx.mcpReq.signal, progressReporter(ctx));
     return mcp.projectCallToolResult(result, outputJsonSchema(tool));
   });
   return mcp;
@@ -201,6 +204,9 @@ function progressReporter(ctx: ServerContext): ToolContext<unknown>['progress'] 
       .catch(() => undefined);
   };
 }
+
+/** tools/call params as sent (checked by executeTool), so that no argument is dropped on the way. */
+const CALL_PARAMS = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
 
 // Views and converted schemas are computed once per process: stateless HTTP builds a server per request.
 const MAX_VIEWS_PER_SERVER = 64;
