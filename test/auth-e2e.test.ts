@@ -4,15 +4,14 @@
  * afterwards. Every output is searched for the secrets involved.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { canvasApiAuth } from '../src/canvasapi/auth.js';
+import { runCli, type CliRun } from './support/cli.js';
 import { createCanvasApiServer } from '../src/canvasapi/index.js';
 import { resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { platformCredentials, signIn, signOut, type PlatformAuth } from '../src/core/auth/platform-auth.js';
@@ -25,7 +24,6 @@ import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, startTestSandbox } from './support/harness.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const HOUR_MS = 3_600_000;
 
 /** Everything any part of the flow printed or returned, searched for secrets at the end. */
@@ -199,23 +197,10 @@ describe('IncidentOps sign-in', () => {
 });
 
 describe('the CLI: login, auth status, call, logout', () => {
-  function run(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: dir, TOOLSERVERS_LOG_LEVEL: 'debug', ...env } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        onStderr?.(stderr);
-      });
-      child.on('error', reject);
-      child.on('close', (code) => {
-        transcript.push(stdout, stderr);
-        resolve({ code: code ?? -1, stdout, stderr });
-      });
-    });
+  function run(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<CliRun> {
+    return runCli(args, { home: dir, env: { TOOLSERVERS_LOG_LEVEL: 'debug', ...env }, transcript, ...(onStderr ? { onStderr } : {}) });
   }
+
 
   it('signs in from the command line and never prints a secret', async () => {
     clockMs = Date.now();

@@ -12,12 +12,10 @@
  * Every output is searched for every secret at the end.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmod, lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -25,9 +23,9 @@ import { configuredClient } from '../src/core/auth/platform-auth.js';
 import type { StoredCredential } from '../src/core/auth/token-store.js';
 import { findServer } from '../src/servers.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
+import { CLI, runCli, type CliRun } from './support/cli.js';
 import { startTestSandbox } from './support/harness.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const LIFETIME_S = 2;
 const posix = process.platform !== 'win32';
 
@@ -49,33 +47,13 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with exactly this environment (plus PATH and a private HOME). */
-function run(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      onStderr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      transcript.push(stdout, stderr);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
+function run(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<CliRun> {
+  return runCli(args, { home: dir, env, transcript, ...(onStderr ? { onStderr } : {}) });
 }
 
 /** `toolservers login <platform>` with every OAuth setting as a flag; plays the browser, after a stray request to the callback. */
-async function login(platform: 'canvasapi' | 'incidentops', file: string, extraEnv: Record<string, string> = {}): Promise<{ run: Run; stray?: { status: number; body: string } }> {
+async function login(platform: 'canvasapi' | 'incidentops', file: string, extraEnv: Record<string, string> = {}): Promise<{ run: CliRun; stray?: { status: number; body: string } }> {
   const o = sandbox.oauth[platform];
   const baseUrl = sandbox[platform].baseUrl;
   let stray: { status: number; body: string } | undefined;

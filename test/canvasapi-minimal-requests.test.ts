@@ -16,23 +16,15 @@ import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import type { CanvasParam, CanvasToolEntry } from '../src/canvasapi/catalogue-types.js';
 import type { AnyToolServer } from '../src/core/registry.js';
 import type { RecordedRequest, RunningSandbox } from '../src/sandbox/server.js';
+import { sampleByFormat } from './support/canvas-samples.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
-import { loadMiroValidators, MIRO_SPEC, variantPath, type MiroValidators, type MiroVariant } from './support/miro-spec.js';
+import { loadMiroValidators, MIRO_SPEC, TOOL_VARIANTS, variantPath, type MiroValidators } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const P = 'CanvasApi.';
-const DAY = 86_400_000;
 
-/** Tools whose request shares method + URL with another operation (as in the scenario test). */
-const VARIANT_OF: Record<string, MiroVariant> = {
-  GetItemsWithinFrame: 'in-frame',
-  RetrieveItemsByTag: 'by-tag',
-  AttachTagToItem: 'by-tag',
-  RemoveTagFromItem: 'by-tag',
-  DeleteBoardGroup: 'delete-group',
-};
 
 /** IDs found in the sandbox's demo data before the calls. */
 interface Known {
@@ -181,28 +173,8 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
     if (target === 'tag_id') return known.tag;
     if (target === 'boardId') return known.board;
     if (target === 'labelId' || target === 'defaultLabelId') return param.type === 'string' ? known.label : Number(known.label);
-    if (param.enum) return param.enum[0];
-    const start = /start|from/i.test(param.name);
-    switch (param.format) {
-      case 'email':
-      case 'comma-emails':
-        return param.type === 'string[]' ? [known.colleague.email] : known.colleague.email;
-      case 'uuid':
-        return randomUUID();
-      case 'utc-datetime-ms':
-      case 'utc-datetime':
-        return new Date(Date.now() + (start ? -DAY : 60_000)).toISOString();
-      case 'date':
-        return start ? '2026-02-01' : '2026-02-07';
-      case 'https-url':
-        return 'https://hooks.example.com/minimal';
-      case 'http-url':
-        return 'https://files.example.com/minimal.pdf';
-      case 'integer-text':
-        return String(param.min ?? 10);
-      default:
-        break;
-    }
+    const formatted = sampleByFormat(param, known.colleague.email);
+    if (formatted !== undefined) return formatted;
     switch (param.type) {
       case 'boolean':
         return false;
@@ -227,7 +199,7 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
   function specProblems(short: string, requests: RecordedRequest[]): string[] {
     const problems: string[] = [];
     for (const req of requests) {
-      const variant = VARIANT_OF[short];
+      const variant = TOOL_VARIANTS[short];
       const validator = variant ? validators.alt : validators.main;
       const path = variantPath(variant, req.path);
       const label = `${short}: ${req.method} ${req.path}${req.query.length ? `?${new URLSearchParams(req.query).toString()}` : ''} ${JSON.stringify(req.body) ?? ''}`;

@@ -21,7 +21,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import type { RecordedRequest, RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, startTestSandbox } from './support/harness.js';
-import { loadMiroValidators, MIRO_SPEC, variantPath, type MiroVariant } from './support/miro-spec.js';
+import { loadMiroValidators, MIRO_SPEC, TOOL_VARIANTS, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, referenceFile, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -31,14 +31,6 @@ const DAY = 86_400_000;
 const TSV = 'canvasapi-endpoints.tsv';
 const SERVER_KEY = 'scenario-server-key-0123456789';
 
-/** Tools whose request shares method + URL with another operation: validated against their own one. */
-const VARIANT_OF: Record<string, MiroVariant> = {
-  GetItemsWithinFrame: 'in-frame',
-  RetrieveItemsByTag: 'by-tag',
-  AttachTagToItem: 'by-tag',
-  RemoveTagFromItem: 'by-tag',
-  DeleteBoardGroup: 'delete-group',
-};
 
 describe('CanvasApi scenario: all 139 tools through an MCP client against the sandbox', () => {
   // Shared by the sandbox and the tool server: real time plus an offset, or frozen while a test
@@ -648,7 +640,7 @@ describe('CanvasApi scenario: all 139 tools through an MCP client against the sa
     const seen = new Set<string>();
     for (const req of sandbox.requests.filter((r) => r.platform === 'canvasapi')) {
       const tool = toolOf.get(req) ?? '(sent outside a tool call)';
-      const variant = VARIANT_OF[tool];
+      const variant = TOOL_VARIANTS[tool];
       const validator = variant ? alt : main;
       const path = variantPath(variant, req.path);
       const label = `${tool}: ${req.method} ${req.path}${req.query.length ? `?${new URLSearchParams(req.query).toString()}` : ''}`;

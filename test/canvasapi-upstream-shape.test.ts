@@ -6,15 +6,14 @@
  * still work.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import type { CanvasParam } from '../src/canvasapi/catalogue-types.js';
+import { sampleByFormat } from './support/canvas-samples.js';
 import { callTool, canvasApiServerFor, jsonResponse, scriptedFetch } from './support/harness.js';
 
 type Json = Record<string, unknown>;
 const BASE = 'https://canvas.example.test';
-const DAY = 86_400_000;
 
 function server(answer: Parameters<typeof scriptedFetch>[0]) {
   const scripted = scriptedFetch(answer);
@@ -24,27 +23,8 @@ function server(answer: Parameters<typeof scriptedFetch>[0]) {
 /** A valid value for a parameter, without any platform behind it. */
 function valueFor(param: CanvasParam): unknown {
   if (param.name === 'mode') return 'execute';
-  if (param.enum) return param.enum[0];
-  const start = /start|from/i.test(param.name);
-  switch (param.format) {
-    case 'email':
-    case 'comma-emails':
-      return param.type === 'string[]' ? ['ana@example.com'] : 'ana@example.com';
-    case 'uuid':
-      return randomUUID();
-    case 'utc-datetime-ms':
-    case 'utc-datetime':
-      return new Date(Date.now() + (start ? -DAY : 60_000)).toISOString();
-    case 'date':
-      return start ? '2026-02-01' : '2026-02-07';
-    case 'https-url':
-    case 'http-url':
-      return 'https://files.example.com/a.pdf';
-    case 'integer-text':
-      return String(param.min ?? 10);
-    default:
-      break;
-  }
+  const formatted = sampleByFormat(param);
+  if (formatted !== undefined) return formatted;
   switch (param.type) {
     case 'boolean':
       return false;

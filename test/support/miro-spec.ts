@@ -20,6 +20,15 @@ export const ONE_OF_AS_ANY_OF = ['WidgetDataOutput', 'ItemDataCreate', 'ItemStyl
 export type MiroVariant = 'by-tag' | 'in-frame' | 'delete-group';
 
 /** Alias path in the second document -> the spec's own path key. */
+/** Tools whose request shares method + URL with another operation: validated against their own variant. */
+export const TOOL_VARIANTS: Readonly<Record<string, MiroVariant>> = {
+  GetItemsWithinFrame: 'in-frame',
+  RetrieveItemsByTag: 'by-tag',
+  AttachTagToItem: 'by-tag',
+  RemoveTagFromItem: 'by-tag',
+  DeleteBoardGroup: 'delete-group',
+};
+
 export const VARIANT_PATHS: Record<MiroVariant, [string, string][]> = {
   'by-tag': [
     ['/__by-tag/v2/boards/{board_id_PlatformTags}/items', '/v2/boards/{board_id_PlatformTags}/items'],
