@@ -1,0 +1,182 @@
+/**
+ * `node build/bench/cold-start.js [--rounds N] [--cli label=path]...`: how long a client waits
+ * from launching a server to its first tools/list answer over stdio.
+ *
+ * Each round spawns, in turn, `toolservers canvasapi`, `toolservers incidentops` and the peer
+ * server `@k-jarzyna/mcp-miro` (interleaved, so a machine that slows down mid-run slows all of
+ * them alike), writes `initialize`, `notifications/initialized` and `tools/list` at once, and
+ * stops the clock when the tools/list answer has arrived. Then it closes stdin and waits for the
+ * process to exit before the next spawn. One untimed warm-up round fills the file cache first.
+ *
+ * No network is used: our servers get a dummy token and an empty credentials file, the peer a
+ * dummy MIRO_ACCESS_TOKEN (none of them contacts its platform before a tool call).
+ *
+ * By default the shipped CLI (dist/cli.js, `npm run build`) is measured; `--cli label=path`
+ * (repeatable) measures other builds of it instead, e.g. `--cli tsc=dist/cli.js --cli bundle=dist-bundle/cli.js`.
+ * Prints per-target medians (and quartiles) and the ratio ours/peer.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+interface Target {
+  label: string;
+  command: string[];
+  env: NodeJS.ProcessEnv;
+  peer?: boolean;
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TIMEOUT_MS = 20_000;
+
+function parseArgs(argv: string[]): { rounds: number; clis: { label: string; file: string }[] } {
+  let rounds = Number(process.env.COLD_START_ROUNDS ?? 15);
+  const clis: { label: string; file: string }[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--rounds') rounds = Number(argv[++i]);
+    else if (arg === '--cli') {
+      const value = argv[++i] ?? '';
+      const eq = value.indexOf('=');
+      clis.push(eq > 0 ? { label: value.slice(0, eq), file: path.resolve(ROOT, value.slice(eq + 1)) } : { label: value, file: path.resolve(ROOT, value) });
+    } else throw new Error(`unknown argument ${arg}; usage: cold-start.js [--rounds N] [--cli label=path]...`);
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  if (clis.length === 0) clis.push({ label: '', file: path.join(ROOT, 'dist', 'cli.js') });
+  for (const cli of clis) if (!existsSync(cli.file)) throw new Error(`${cli.file} does not exist (run npm run build first)`);
+  return { rounds, clis };
+}
+
+/** The peer's entry point, or undefined when the package is not installed. */
+function peerEntry(): string | undefined {
+  try {
+    return createRequire(path.join(ROOT, 'package.json')).resolve('@k-jarzyna/mcp-miro');
+  } catch {
+    return undefined;
+  }
+}
+
+const REQUESTS = [
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cold-start-bench', version: '1' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+]
+  .map((message) => JSON.stringify(message))
+  .join('\n') + '\n';
+
+/** Milliseconds from spawn to the tools/list answer, and how many tools it listed. */
+function measure(target: Target): Promise<{ ms: number; tools: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(target.command[0] as string, target.command.slice(1), { env: target.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let buffer = '';
+    let stderr = '';
+    let result: { ms: number; tools: number } | undefined;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${target.label}: no tools/list answer within ${TIMEOUT_MS} ms; stderr: ${stderr.slice(-2000)}`));
+    }, TIMEOUT_MS);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (result) return;
+      buffer += chunk.toString();
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        let message: { id?: unknown; result?: { tools?: unknown[] }; error?: unknown };
+        try {
+          message = JSON.parse(line) as typeof message;
+        } catch {
+          continue;
+        }
+        if (message.id !== 2) continue;
+        const ms = performance.now() - started;
+        if (!message.result?.tools) {
+          clearTimeout(timer);
+          child.kill('SIGKILL');
+          reject(new Error(`${target.label}: tools/list failed: ${line.slice(0, 500)}`));
+          return;
+        }
+        result = { ms, tools: message.result.tools.length };
+        // Done: end the session and wait for the process to go, so runs never overlap.
+        child.stdin.end();
+        setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+      }
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      if (result) resolve(result);
+      else reject(new Error(`${target.label}: exited before answering tools/list; stderr: ${stderr.slice(-2000)}`));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(REQUESTS);
+  });
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
+}
+
+async function main(): Promise<void> {
+  const { rounds, clis } = parseArgs(process.argv.slice(2));
+  const scratch = mkdtempSync(path.join(tmpdir(), 'toolservers-cold-start-'));
+  // A clean environment: no stored sign-in, dummy tokens, servers' own logging quiet.
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: scratch, TOOLSERVERS_CREDENTIALS_FILE: path.join(scratch, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn' };
+  const targets: Target[] = [];
+  for (const cli of clis) {
+    const suffix = cli.label ? ` (${cli.label})` : '';
+    targets.push({ label: `toolservers canvasapi${suffix}`, command: [process.execPath, cli.file, 'canvasapi'], env: { ...base, CANVASAPI_ACCESS_TOKEN: 'dummy' } });
+    targets.push({ label: `toolservers incidentops${suffix}`, command: [process.execPath, cli.file, 'incidentops'], env: { ...base, INCIDENTOPS_ACCESS_TOKEN: 'dummy' } });
+  }
+  const peer = peerEntry();
+  if (peer) targets.push({ label: 'peer @k-jarzyna/mcp-miro', command: [process.execPath, peer], env: { PATH: process.env.PATH, HOME: scratch, MIRO_ACCESS_TOKEN: 'dummy' }, peer: true });
+  else console.log('The peer @k-jarzyna/mcp-miro is not installed (npm install): measuring ours only.');
+
+  const samples = new Map<Target, number[]>(targets.map((t) => [t, []]));
+  const tools = new Map<Target, number>();
+  try {
+    for (const target of targets) tools.set(target, (await measure(target)).tools); // warm-up, untimed
+    for (let round = 0; round < rounds; round++) {
+      // Interleaved, in a rotating order, so no target always runs right after the same one.
+      for (let k = 0; k < targets.length; k++) {
+        const target = targets[(k + round) % targets.length] as Target;
+        samples.get(target)?.push((await measure(target)).ms);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+
+  const peerTarget = targets.find((t) => t.peer);
+  const peerMedian = peerTarget ? quantile([...(samples.get(peerTarget) ?? [])].sort((a, b) => a - b), 0.5) : undefined;
+  console.log(`Cold start: spawn to the first tools/list answer over stdio, Node ${process.version}, ${rounds} interleaved rounds (after one warm-up)\n`);
+  console.log(`${'server'.padEnd(40)}${'tools'.padStart(6)}${'median ms'.padStart(11)}${'p25'.padStart(8)}${'p75'.padStart(8)}${'min'.padStart(8)}${'÷ peer'.padStart(9)}`);
+  for (const target of targets) {
+    const sorted = [...(samples.get(target) ?? [])].sort((a, b) => a - b);
+    const median = quantile(sorted, 0.5);
+    const ratio = peerMedian && !target.peer ? (median / peerMedian).toFixed(2) : '';
+    console.log(
+      `${target.label.padEnd(40)}${String(tools.get(target) ?? '').padStart(6)}${median.toFixed(0).padStart(11)}${quantile(sorted, 0.25).toFixed(0).padStart(8)}${quantile(sorted, 0.75).toFixed(0).padStart(8)}${(sorted[0] ?? NaN).toFixed(0).padStart(8)}${ratio.padStart(9)}`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
