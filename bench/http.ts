@@ -1,0 +1,219 @@
+/**
+ * HTTP bench: toolservers against the floor (bench/floor-server.ts, a bare server on the same SDK
+ * packages doing the same upstream GET with plain fetch), each server in its own child process,
+ * the sandbox in another, the load from this one. Rounds are interleaved (floor, IncidentOps,
+ * CanvasApi in rotating order) so that machine noise hits all of them alike.
+ *
+ * Per target and round: sequential calls from one client (latency), then 32 concurrent clients
+ * (calls/s), with the server process's CPU time (process.cpuUsage over IPC) around both.
+ * Calls are the same upstream GET: IncidentOps.GetService and CanvasApi.RetrieveBoardInfo, and
+ * the floor's fetch of the very same URLs. The HTTP requests are the ones the official client
+ * sends (captured once, then replayed over keep-alive connections, so the client costs little).
+ *
+ * BENCH_HTTP_ROUNDS (default 6), BENCH_HTTP_SEQ (calls per latency round, default 200),
+ * BENCH_HTTP_CLIENTS (default 32), BENCH_HTTP_CALLS (calls per client per round, default 40).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 6);
+const SEQ = Number(process.env.BENCH_HTTP_SEQ ?? 200);
+const CLIENTS = Number(process.env.BENCH_HTTP_CLIENTS ?? 32);
+const CALLS = Number(process.env.BENCH_HTTP_CALLS ?? 40);
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./http-child.js', import.meta.url));
+const SERVER_KEY = 'bench-server-key-0123456789abcdef';
+const TOKEN = 'sandbox-token';
+
+interface Captured {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Target {
+  name: string;
+  floorOf?: string;
+  child: ChildProcess;
+  call: Captured;
+  latency: number[];
+  seconds: number[];
+  calls: number;
+  cpuMicros: number;
+  errors: number;
+}
+
+function readLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  let out = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = pattern.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}: ${out}`)));
+  });
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown): void => {
+      const cpu = (message as { cpu?: { user: number; system: number } }).cpu;
+      if (!cpu) return;
+      child.off('message', onMessage);
+      resolve(cpu.user + cpu.system);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+/** The HTTP request the official client sends for this tool call (modern protocol revision). */
+async function capture(endpoint: string, headers: Record<string, string>, name: string, args: Record<string, unknown>): Promise<Captured> {
+  let captured: Captured | undefined;
+  const recording = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    if (body?.includes('"tools/call"')) {
+      const sent: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, key) => (sent[key] = value));
+      captured = { url: new URL(String(input)), headers: sent, body };
+    }
+    return fetch(input, init);
+  };
+  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { fetch: recording, requestInit: { headers } }));
+  const result = await client.callTool({ name, arguments: args });
+  await client.close();
+  if (result.isError || !captured) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  return captured;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** One replayed call; true when it answered a tool result that is no error. */
+function callOnce(call: Captured): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(call.url, { method: 'POST', agent, headers: { ...call.headers, 'content-length': Buffer.byteLength(call.body).toString() } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve(res.statusCode === 200 && text.includes('"result"') && !text.includes('"isError":true'));
+      });
+      res.on('error', () => resolve(false));
+    });
+    req.on('error', () => resolve(false));
+    req.end(call.body);
+  });
+}
+
+async function round(target: Target, record: boolean): Promise<void> {
+  const cpuBefore = await cpuOf(target.child);
+  let errors = 0;
+  for (let i = 0; i < SEQ; i++) {
+    const started = performance.now();
+    if (!(await callOnce(target.call))) errors += 1;
+    if (record) target.latency.push(performance.now() - started);
+  }
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let i = 0; i < CALLS; i++) if (!(await callOnce(target.call))) errors += 1;
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuOf(target.child);
+  if (!record) return;
+  target.seconds.push(seconds);
+  target.calls += SEQ + CLIENTS * CALLS;
+  target.cpuMicros += cpuAfter - cpuBefore;
+  target.errors += errors;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+export async function runHttpBench(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolservers-bench-'));
+  const children: ChildProcess[] = [];
+  try {
+    const sandbox = spawn(process.execPath, [CLI, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(sandbox);
+    const sandboxUrl = await readLine(sandbox, /Sandbox running at (\S+)/);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const services = (await (await fetch(`${sandboxUrl}/incidentops/services?limit=1`, { headers: { ...auth, accept: 'application/vnd.pagerduty+json;version=2', 'content-type': 'application/json' } })).json()) as { services: { id: string }[] };
+    const boards = (await (await fetch(`${sandboxUrl}/canvasapi/v2/boards?limit=1`, { headers: auth })).json()) as { data: { id: string }[] };
+    const serviceId = services.services[0]!.id;
+    const boardId = boards.data[0]!.id;
+
+    // A stored sign-in per platform, as `toolservers login` leaves it.
+    const credentialsFile = path.join(dir, 'credentials.json');
+    const entry = (platform: string) => ({ platform, accessToken: TOKEN, tokenType: 'bearer', obtainedAt: Date.now(), baseUrl: `${sandboxUrl}/${platform}` });
+    writeFileSync(credentialsFile, JSON.stringify({ version: 1, credentials: { incidentops: entry('incidentops'), canvasapi: entry('canvasapi') } }), { mode: 0o600 });
+
+    const start = async (kind: string): Promise<{ child: ChildProcess; url: string }> => {
+      const child = spawn(process.execPath, [CHILD, kind, sandboxUrl, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+      children.push(child);
+      return { child, url: await readLine(child, /READY (\S+)/) };
+    };
+    const floor = await start('floor');
+    const incidentops = await start('incidentops');
+    const canvasapi = await start('canvasapi');
+    const keyed = { authorization: `Bearer ${SERVER_KEY}` };
+    const target = (name: string, child: ChildProcess, call: Captured, floorOf?: string): Target => ({
+      name, child, call, latency: [], seconds: [], calls: 0, cpuMicros: 0, errors: 0, ...(floorOf ? { floorOf } : {}),
+    });
+    const targets: Target[] = [
+      target('floor (IncidentOps GET)', floor.child, await capture(floor.url, {}, 'get', { path: `/incidentops/services/${serviceId}` }), 'IncidentOps'),
+      target('IncidentOps.GetService', incidentops.child, await capture(incidentops.url, keyed, 'IncidentOps.GetService', { service_id: serviceId })),
+      target('floor (CanvasApi GET)', floor.child, await capture(floor.url, {}, 'get', { path: `/canvasapi/v2/boards/${boardId}` }), 'CanvasApi'),
+      target('CanvasApi.RetrieveBoardInfo', canvasapi.child, await capture(canvasapi.url, keyed, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: boardId })),
+    ];
+
+    console.log(`\nHTTP against the floor (bare SDK server, same upstream GET): ${ROUNDS} interleaved rounds of ${SEQ} sequential calls + ${CLIENTS} clients x ${CALLS} calls`);
+    for (const t of targets) await round(t, false); // warm-up
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let i = 0; i < targets.length; i++) await round(targets[(i + r) % targets.length]!, true);
+    }
+
+    const figures = targets.map((t) => ({
+      t,
+      p50: median(t.latency),
+      rate: (CLIENTS * CALLS) / median(t.seconds),
+      cpu: t.cpuMicros / 1000 / t.calls,
+    }));
+    const pad = (text: string, width: number) => text.padEnd(width);
+    console.log(pad('', 30) + pad('p50 ms (x floor)', 20) + pad(`calls/s @${CLIENTS} (x floor)`, 24) + pad('server CPU ms/call (x floor)', 30) + 'errors');
+    for (const f of figures) {
+      const base = f.t.floorOf ? undefined : figures[figures.indexOf(f) - 1];
+      const ratio = (value: number, floorValue: number | undefined) => (floorValue ? ` (${(value / floorValue).toFixed(2)}x)` : '');
+      console.log(
+        pad(f.t.name, 30) +
+          pad(`${f.p50.toFixed(2)}${ratio(f.p50, base?.p50)}`, 20) +
+          pad(`${f.rate.toFixed(0)}${ratio(f.rate, base?.rate)}`, 24) +
+          pad(`${f.cpu.toFixed(2)}${ratio(f.cpu, base?.cpu)}`, 30) +
+          String(f.t.errors),
+      );
+    }
+    const failed = figures.filter((f) => f.t.errors > 0);
+    if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}`);
+  } finally {
+    agent.destroy();
+    for (const child of children) child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  runHttpBench().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
