@@ -468,14 +468,18 @@ async function readCapped(response: Response, limit: number, signal: AbortSignal
   if (!stream) return { bytes: Buffer.alloc(0), overflow: false };
   const reader = stream.getReader();
   const cancel = (reason?: unknown): void => void reader.cancel(reason).catch(() => undefined);
+  // An abort cancels the read (fetch implementations that ignore the signal included); the check
+  // after each read turns the cancelled read into the abort, never into a short body.
   const onAbort = (): void => cancel(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await raceAbort(reader.read(), signal);
-      if (done) return { bytes: Buffer.concat(chunks, size), overflow: false };
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      const { done, value } = await reader.read();
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+      if (done) return { bytes: chunks.length === 1 && chunks[0] !== undefined ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, size) : Buffer.concat(chunks, size), overflow: false };
       if (size + value.byteLength > limit) {
         cancel();
         if (!keepOnOverflow) return { bytes: Buffer.alloc(0), overflow: true };
@@ -494,6 +498,20 @@ async function readCapped(response: Response, limit: number, signal: AbortSignal
 }
 
 const utf8 = new TextDecoder('utf-8');
+
+/** A header name as fetch accepts it (an RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** NUL, CR, LF or a character outside Latin-1: refused by fetch's Headers. */
+const INVALID_HEADER_VALUE = /[\0\r\n]|[^\u0000-\u00ff]/;
+
+function validHeaderValue(value: string): boolean {
+  return !INVALID_HEADER_VALUE.test(value);
+}
+
+/** Debug logs build objects: only when they go somewhere. */
+function debugEnabled(logger: Logger): boolean {
+  return typeof logger.isLevelEnabled === 'function' ? logger.isLevelEnabled('debug') : true;
+}
 
 type FailureKind = 'cancelled' | 'timeout' | 'network_error';
 
@@ -554,6 +572,10 @@ export class UpstreamClient {
   private readonly limiter: ConcurrencyLimiter;
   /** Epoch ms before which no request of this client is sent (set by 429s). */
   private notBefore = 0;
+  /** The default headers with lower-case names, once checked. */
+  private defaultHeaders: Record<string, string> | undefined;
+  /** The runtime's fetch aborts on its signal by itself; an injected one may not. */
+  private readonly fetchHonoursSignal: boolean;
   /** Doubling level of the wait after 429s without a usable reset time; -1 when the last answer was no 429. */
   private rateLimitLevel = -1;
   /** End of the latest such wait: a 429 for a request sent before it belongs to the same burst. */
@@ -581,6 +603,7 @@ export class UpstreamClient {
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetchHonoursSignal = options.fetch === undefined;
     this.sleepImpl = options.sleep ?? defaultSleep;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
@@ -838,46 +861,75 @@ export class UpstreamClient {
     return value;
   }
 
-  private buildHeaders(req: UpstreamRequest, authorization: string, hasBody: boolean): Headers {
-    const headers = new Headers();
-    const apply = (name: string, value: string, what: string): void => {
-      try {
-        headers.set(name, value);
-      } catch {
-        // The runtime's message may quote the value; never pass it on.
-        throw new ToolError({
-          kind: what === 'authorization' ? 'not_configured' : 'invalid_input',
-          message:
-            what === 'authorization'
-              ? `The configured ${this.platformName} credentials are not a valid HTTP header value; nothing was sent.`
-              : `Header ${name} has an invalid name or value; nothing was sent.`,
-          nextStep:
-            what === 'authorization'
-              ? this.options.missingCredentialsNextStep ?? `Configure a valid ${this.platformName} API token.`
-              : 'Remove control characters from the header and retry.',
-        });
-      }
-    };
-    for (const [name, value] of Object.entries(this.options.defaultHeaders ?? {})) apply(name, value, 'default');
-    if (hasBody && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    for (const [name, value] of Object.entries(req.headers ?? {})) apply(name, value, 'request');
-    apply('authorization', authorization, 'authorization');
+  /**
+   * The headers of one request as a plain object with lower-case names (the default headers were
+   * checked once at construction); a name or value the runtime would refuse is reported without
+   * quoting it, and nothing is sent.
+   */
+  private buildHeaders(req: UpstreamRequest, authorization: string, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { ...this.checkedDefaultHeaders() };
+    if (hasBody && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+    if (req.headers) for (const [name, value] of Object.entries(req.headers)) headers[this.checkedHeaderName(name, value, 'request')] = value;
+    if (!validHeaderValue(authorization)) throw this.invalidHeader('authorization', 'authorization');
+    headers.authorization = authorization;
     return headers;
   }
 
+  /** The client's default headers, checked on first use (as before: a bad one fails the request, not the start). */
+  private checkedDefaultHeaders(): Record<string, string> {
+    if (this.defaultHeaders) return this.defaultHeaders;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.options.defaultHeaders ?? {})) headers[this.checkedHeaderName(name, value, 'default')] = value;
+    this.defaultHeaders = headers;
+    return headers;
+  }
+
+  private checkedHeaderName(name: string, value: string, what: 'default' | 'request'): string {
+    if (!HEADER_NAME.test(name) || typeof value !== 'string' || !validHeaderValue(value)) throw this.invalidHeader(name, what);
+    return name.toLowerCase();
+  }
+
+  private invalidHeader(name: string, what: 'default' | 'request' | 'authorization'): ToolError {
+    // Never quote the value: it may be a credential.
+    return new ToolError({
+      kind: what === 'authorization' ? 'not_configured' : 'invalid_input',
+      message:
+        what === 'authorization'
+          ? `The configured ${this.platformName} credentials are not a valid HTTP header value; nothing was sent.`
+          : `Header ${name} has an invalid name or value; nothing was sent.`,
+      nextStep:
+        what === 'authorization'
+          ? this.options.missingCredentialsNextStep ?? `Configure a valid ${this.platformName} API token.`
+          : 'Remove control characters from the header and retry.',
+    });
+  }
+
+  /**
+   * One attempt: one AbortController and one timer (cleared when the attempt ends, whatever the
+   * outcome), the caller's signal forwarded into it; nothing outlives the attempt.
+   */
   private async attempt(url: string, init: RequestInit, ctx: RequestContext, attempt: number): Promise<AttemptOutcome> {
     const callerSignal = ctx.req.signal;
-    const timeoutSignal = AbortSignal.timeout(this.timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeoutSignal]) : timeoutSignal;
-    const started = performance.now();
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError'));
+    }, this.timeoutMs);
+    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+    if (callerSignal) {
+      if (callerSignal.aborted) onCallerAbort();
+      else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
+    }
+    const debug = debugEnabled(this.logger);
+    const started = debug ? performance.now() : 0;
     const sentAt = this.now().getTime();
-    const logBase = { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt };
 
     const fail = (error: unknown, phase: 'connect' | 'body', status?: number): AttemptOutcome => {
-      const durationMs = Math.round(performance.now() - started);
       let outcome: Extract<AttemptOutcome, { type: 'failure' }>;
       if (callerSignal?.aborted) outcome = { type: 'failure', kind: 'cancelled', neverSent: false };
-      else if (timeoutSignal.aborted) outcome = { type: 'failure', kind: 'timeout', neverSent: false };
+      else if (timedOut) outcome = { type: 'failure', kind: 'timeout', neverSent: false };
       else {
         const code = networkErrorCode(error);
         outcome = {
@@ -888,41 +940,53 @@ export class UpstreamClient {
         };
       }
       if (status !== undefined) outcome.status = status;
-      this.logger.debug({ ...logBase, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
+      if (debug) {
+        const durationMs = Math.round(performance.now() - started);
+        this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
+      }
       return outcome;
     };
 
-    let response: Response;
     try {
-      response = await raceAbort(this.fetchImpl(url, { ...init, signal }), signal);
-    } catch (error) {
-      return fail(error, 'connect');
+      let response: Response;
+      try {
+        const pending = this.fetchImpl(url, { ...init, signal });
+        // The platform's fetch honours the signal; an injected one may not, so it is raced.
+        response = await (this.fetchHonoursSignal ? pending : raceAbort(pending, signal));
+      } catch (error) {
+        return fail(error, 'connect');
+      }
+      const ok = response.status >= 200 && response.status < 300;
+      const limit = ok ? this.maxResponseBytes : Math.min(this.maxResponseBytes, ERROR_BODY_LIMIT_BYTES);
+      const lengthHeader = response.headers.get('content-length');
+      const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+      if (ok && declared !== undefined && declared > limit) {
+        void response.body?.cancel().catch(() => undefined);
+        if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
+        return { type: 'too_large', response, limit, declared };
+      }
+      let read: CappedBody;
+      try {
+        read = await readCapped(response, limit, signal, !ok);
+      } catch (error) {
+        return fail(error, 'body', response.status);
+      }
+      if (read.overflow && ok) {
+        if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
+        return { type: 'too_large', response, limit };
+      }
+      const text = utf8.decode(read.bytes);
+      if (debug) {
+        this.logger.debug(
+          { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, durationMs: Math.round(performance.now() - started) },
+          'upstream request',
+        );
+      }
+      return { type: 'response', response, text, sentAt };
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
     }
-    const ok = response.status >= 200 && response.status < 300;
-    const limit = ok ? this.maxResponseBytes : Math.min(this.maxResponseBytes, ERROR_BODY_LIMIT_BYTES);
-    const lengthHeader = response.headers.get('content-length');
-    const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    if (ok && declared !== undefined && declared > limit) {
-      void response.body?.cancel().catch(() => undefined);
-      this.logger.debug({ ...logBase, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
-      return { type: 'too_large', response, limit, declared };
-    }
-    let read: CappedBody;
-    try {
-      read = await readCapped(response, limit, signal, !ok);
-    } catch (error) {
-      return fail(error, 'body', response.status);
-    }
-    if (read.overflow && ok) {
-      this.logger.debug({ ...logBase, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
-      return { type: 'too_large', response, limit };
-    }
-    const text = utf8.decode(read.bytes);
-    this.logger.debug(
-      { ...logBase, status: response.status, durationMs: Math.round(performance.now() - started) },
-      'upstream request',
-    );
-    return { type: 'response', response, text, sentAt };
   }
 
   private backoffMs(attempt: number): number {
