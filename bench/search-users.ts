@@ -1,0 +1,160 @@
+/**
+ * SearchUsers speed, standalone: `npm run build:test && node build/bench/search-users.js`.
+ *
+ * Against the sandbox (10,000 users, 50 ms artificial latency per request), interleaved in one run:
+ * - cold SearchUsers (a fresh server each round: fetch the directory, index it, rank) against the
+ *   "100-sequential-page baseline": the same 100 pages of /users fetched one after another through
+ *   the same API client;
+ * - cached SearchUsers through MCP (buildMcpServer + in-memory transport + SDK client), p50/p95
+ *   over a mix of queries (names, typos, prefixes, whole and partial e-mails, folded letters);
+ * - the matcher alone (rankUsers on the prepared index), p50 per query.
+ * Prints numbers and the ratios to the targets (cold <= 0.1x baseline, cached p50 <= 25 ms).
+ * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS.
+ */
+import { performance } from 'node:perf_hooks';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { silentLogger } from '../src/core/logger.js';
+import { buildMcpServer, executeTool, findTool, viewFor, type AnyToolServer } from '../src/core/registry.js';
+import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
+import { createIncidentOpsServer } from '../src/incidentops/index.js';
+import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
+import { createUserIndex, rankUsers } from '../src/incidentops/user-matching.js';
+import { startSandbox, type RunningSandbox } from '../src/sandbox/server.js';
+
+const USERS = Number(process.env.BENCH_USERS ?? 10_000);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
+const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
+const CACHED_ROUNDS = Number(process.env.BENCH_CACHED_ROUNDS ?? 10);
+
+type Json = Record<string, unknown>;
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function serverFor(sandbox: RunningSandbox): AnyToolServer {
+  return createIncidentOpsServer({
+    settings: resolveIncidentOpsSettings({ baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token }, {}),
+    logger: silentLogger,
+    version: 'bench',
+  });
+}
+
+async function coldSearch(sandbox: RunningSandbox, query: string): Promise<number> {
+  const server = serverFor(sandbox);
+  const started = performance.now();
+  const result = await executeTool(server, findTool(server, 'IncidentOps.SearchUsers')!, { query }, new AbortController().signal);
+  const ms = performance.now() - started;
+  if (result.isError) throw new Error(JSON.stringify(result.content));
+  return ms;
+}
+
+async function sequentialPages(sandbox: RunningSandbox, pages: number): Promise<number> {
+  const { api } = serverFor(sandbox).deps as IncidentOpsDeps;
+  const signal = new AbortController().signal;
+  const started = performance.now();
+  for (let page = 0; page < pages; page++) await api.listPage('/users', 'users', { limit: 100, offset: page * 100 }, signal);
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const sandbox = await startSandbox({ port: 0, latencyMs: LATENCY_MS, incidentops: { users: USERS } });
+  const pages = Math.ceil(USERS / 100);
+  console.log(`SearchUsers bench: ${USERS} sandbox users (${pages} pages), ${LATENCY_MS} ms latency per request`);
+
+  // The directory as the platform serves it (no latency matters here: one direct read for the queries).
+  const server = serverFor(sandbox);
+  const deps = server.deps as IncidentOpsDeps;
+  const directory = await deps.directory.get(new AbortController().signal);
+  const users = directory.users;
+  const pick = (i: number) => users[Math.floor((i * users.length) / 7) % users.length]!;
+  const a = pick(1);
+  const b = pick(3);
+  const c = pick(5);
+  const first = (u: Json) => String(u.name).split(' ')[0]!;
+  const last = (u: Json) => String(u.name).split(' ').slice(-1)[0]!;
+  const typo = (s: string) => (s.length > 4 ? s.slice(0, 2) + s[3] + s[2] + s.slice(4) : s + 'x');
+  const queries: [string, string][] = [
+    ['full name', String(a.name)],
+    ['full name, other case', String(b.name).toUpperCase()],
+    ['whole e-mail', String(c.email)],
+    ['e-mail local part', String(a.email).split('@')[0]!],
+    ['e-mail prefix with @', `${String(b.email).split('@')[0]!}@`],
+    ['first name', first(c)],
+    ['last name', last(a)],
+    ['name prefix', first(b).slice(0, 3)],
+    ['typo in full name', `${typo(first(a))} ${last(a)}`],
+    ['typo, one word', typo(last(b))],
+    ['reversed', `${last(c)} ${first(c)}`],
+    ['domain fragment', String(a.email).split('@')[1]!],
+    ['folded letters', 'Jørgen Müller'],
+    ['gibberish', 'zzqxv'],
+  ];
+
+  // Cold vs the 100-sequential-page baseline, interleaved.
+  const cold: number[] = [];
+  const baseline: number[] = [];
+  for (let round = 0; round < COLD_ROUNDS; round++) {
+    baseline.push(await sequentialPages(sandbox, pages));
+    cold.push(await coldSearch(sandbox, queries[round % queries.length]![1]));
+  }
+  const coldP50 = percentile(cold, 50);
+  const baseP50 = percentile(baseline, 50);
+  console.log(`\ncold SearchUsers (fresh server: fetch, index, rank): ${cold.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${coldP50.toFixed(0)} ms`);
+  console.log(`100-sequential-page baseline (${pages} pages one after another):   ${baseline.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${baseP50.toFixed(0)} ms`);
+  console.log(`ratio cold / baseline: ${(coldP50 / baseP50).toFixed(3)}x (target <= 0.1x)`);
+
+  // Cached, through MCP.
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const mcp = buildMcpServer(viewFor(server));
+  await mcp.connect(serverSide);
+  const client = new Client({ name: 'search-users-bench', version: '1' });
+  await client.connect(clientSide);
+  const call = async (query: string, auto = false) => {
+    const started = performance.now();
+    const result = await client.callTool({ name: 'IncidentOps.SearchUsers', arguments: { query, auto_accept_matches: auto } });
+    const ms = performance.now() - started;
+    if (result.isError) throw new Error(JSON.stringify(result.content));
+    return { ms, data: result.structuredContent as Json };
+  };
+  for (const [, query] of queries) await call(query); // warm-up (JIT, index built)
+  const all: number[] = [];
+  const perQuery = new Map<string, number[]>();
+  for (let round = 0; round < CACHED_ROUNDS; round++) {
+    for (const [label, query] of queries) {
+      const { ms } = await call(query, round % 2 === 1);
+      all.push(ms);
+      perQuery.set(label, [...(perQuery.get(label) ?? []), ms]);
+    }
+  }
+  const cachedP50 = percentile(all, 50);
+  console.log(`\ncached SearchUsers through MCP (${all.length} calls): p50 ${cachedP50.toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
+  console.log(`ratio cached p50 / 25 ms target: ${(cachedP50 / 25).toFixed(2)}x (target <= 1)`);
+
+  // The matcher alone on the prepared index.
+  const index = createUserIndex(users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') })));
+  console.log(`\n${'query'.padEnd(24)}${'MCP p50'.padStart(10)}${'matcher p50'.padStart(14)}   top match`);
+  for (const [label, query] of queries) {
+    const samples: number[] = [];
+    let top = '';
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const ranked = rankUsers(query, index);
+      samples.push(performance.now() - started);
+      top = ranked[0] ? `${ranked[0].user.name} (${ranked[0].confidence})` : '-';
+    }
+    console.log(`${label.padEnd(24)}${percentile(perQuery.get(label)!, 50).toFixed(2).padStart(10)}${percentile(samples, 50).toFixed(2).padStart(14)}   ${JSON.stringify(query)} -> ${top}`);
+  }
+  const indexStarted = performance.now();
+  createUserIndex(users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') })));
+  console.log(`index build for ${users.length} users: ${(performance.now() - indexStarted).toFixed(0)} ms`);
+
+  await client.close();
+  await sandbox.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
