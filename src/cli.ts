@@ -1,14 +1,15 @@
 #!/usr/bin/env node
+// Only what every command needs is imported here. A command loads the rest when it runs: its own
+// server (server-info.ts), the protocol code, and the sandbox or sign-in only when used, so that a
+// server starts without loading the other server, the sandbox, or the OAuth and lock libraries.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createLogger, LogLevelError, resolveLogLevel } from './core/logger.js';
-import { executeTool, viewFor, type AnyToolServer, type ViewOptions } from './core/registry.js';
+import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
-import { generateServerKey, isLoopbackHost, serveOverHttp, serveOverStdio } from './core/serve.js';
-import { startSandbox, type RunningSandbox } from './sandbox/server.js';
-import { authStatus, signIn, signOut } from './core/auth/platform-auth.js';
+import type { RunningSandbox } from './sandbox/server.js';
 import { printable } from './core/auth/printable.js';
-import { defaultStore, findServer, PACKAGE_VERSION, SERVERS, serverForTool, type ServerEntry, type ServerFlag, type ServerSettingsInput } from './servers.js';
+import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
 const DEFAULT_HTTP_PORT = 3000;
 const DEFAULT_SANDBOX_PORT = 4010;
@@ -56,8 +57,21 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+type Registry = typeof import('./core/registry.js');
+
+/** The protocol side (views, listings, calls): loaded by the commands that serve or call tools. */
+function loadRegistry(): Promise<Registry> {
+  return import('./core/registry.js');
+}
+
+/** The store of sign-ins (loaded with the credential code by the commands that use it). */
+async function defaultStore(): Promise<import('./core/auth/token-store.js').FileTokenStore> {
+  return (await import('./servers/shared.js')).defaultStore(logger);
+}
+
 async function maybeSandbox(enabled: boolean | undefined): Promise<RunningSandbox | undefined> {
   if (!enabled) return undefined;
+  const { startSandbox } = await import('./sandbox/server.js');
   const sandbox = await startSandbox({ port: 0 });
   logger.info({ url: sandbox.url }, 'sandbox started in-process');
   return sandbox;
@@ -98,9 +112,9 @@ function choicesFrom(flags: ChoiceInput): ViewOptions {
 }
 
 /** The view of a server for the operator's choice, or the reason it cannot be served. */
-function checkedView(server: AnyToolServer, options: ViewOptions) {
+function checkedView(registry: Registry, server: AnyToolServer, options: ViewOptions): ToolView {
   try {
-    return viewFor(server, options);
+    return registry.viewFor(server, options);
   } catch (error) {
     if (error instanceof SelectionError) fail(`${server.name}: ${error.message}`);
     throw error;
@@ -115,7 +129,7 @@ function addServerFlags(command: Command, flags: ServerFlag[]): Command {
 /** For commands that serve any server: every server's flags once; each server reads the ones it knows. */
 function allServerFlags(which: 'flags' | 'loginFlags' = 'flags'): ServerFlag[] {
   const seen = new Map<string, ServerFlag>();
-  for (const entry of SERVERS) {
+  for (const entry of SERVER_INFO) {
     for (const flag of entry[which]) {
       const existing = seen.get(flag.flags);
       seen.set(flag.flags, existing ? { flags: flag.flags, description: `${existing.description}; ${entry.name}: ${flag.description}` } : { flags: flag.flags, description: `${entry.name}: ${flag.description}` });
@@ -138,6 +152,7 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
 }
 
 async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean): Promise<void> {
+  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
   const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
   if (!isLoopbackHost(flags.host)) {
     if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
@@ -145,7 +160,7 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
   }
   const serverKey = configuredKey ?? generateServerKey();
   const view = choicesFrom(flags);
-  for (const server of servers) checkedView(server, view);
+  for (const server of servers) checkedView(registry, server, view);
   const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
   const running = await serveOverHttp({
     host: flags.host,
@@ -157,14 +172,14 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
     ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
   });
   // A generated key is shown once, in the client configurations; a configured one is never echoed.
-  process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(endpoint.server, view) })), configuredKey ? undefined : serverKey));
+  process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ReturnType<typeof viewFor> }[], generatedKey: string | undefined): string {
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], generatedKey: string | undefined): string {
   const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
   const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
@@ -215,14 +230,17 @@ const program = new Command()
   .version(PACKAGE_VERSION)
   .showHelpAfterError();
 
-for (const entry of SERVERS) {
-  const command = program.command(entry.id).description(`serve the ${entry.name} tools (stdio by default)`);
-  addChoiceOptions(addServerFlags(addServeOptions(command, true), entry.flags)).action(async (flags: ServeFlags) => {
+for (const info of SERVER_INFO) {
+  const command = program.command(info.id).description(`serve the ${info.name} tools (stdio by default)`);
+  addChoiceOptions(addServerFlags(addServeOptions(command, true), info.flags)).action(async (flags: ServeFlags) => {
     const view = choicesFrom(flags);
     const sandbox = await maybeSandbox(flags.sandbox);
+    const entry = await info.load();
     const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
     if (flags.transport === 'stdio') {
-      const tools = checkedView(server, view).listing.length;
+      const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+      // The listing itself is computed when the client first asks for it.
+      const tools = checkedView(registry, server, view).exposed.length;
       const handle = serveOverStdio(server, view);
       logger.info({ server: entry.name, tools }, 'serving over stdio');
       // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
@@ -242,7 +260,8 @@ addChoiceOptions(
   ),
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
-  const servers = SERVERS.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
+  const entries = await loadAll(SERVER_INFO);
+  const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
   await serveHttp(servers, flags, false);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
@@ -260,6 +279,7 @@ program
   .option('--not-enterprise', 'the whiteboard organization is not on the enterprise plan (enterprise tools get 403)')
   .action(async (flags: { host: string; port: number; token: string; users?: number; latency: number; tokenLifetime: number; consent: string; notEnterprise?: boolean }) => {
     if (flags.consent !== 'auto' && flags.consent !== 'click') fail('--consent must be auto or click');
+    const { startSandbox } = await import('./sandbox/server.js');
     const sandbox = await startSandbox({
       host: flags.host,
       port: flags.port,
@@ -295,21 +315,22 @@ addChoiceOptions(
   program
     .command('tools')
     .description('list the tools of one server or of all, as a client with the same choices would see them')
-    .argument('[server]', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+    .argument('[server]', `one of: ${SERVER_INFO.map((s) => s.id).join(', ')}`)
     .option('--json', 'print the full definitions exactly as tools/list shows them')
     .option('--sizes', 'print each toolset and profile with its tool count and tools/list size in bytes and tokens'),
   '--toolsets [list]',
 ).action(async (serverId: string | undefined, flags: ChoiceInput & { json?: boolean; sizes?: boolean; toolsets?: string | boolean }) => {
-  const entries = serverId ? [requireServer(serverId)] : SERVERS;
+  const entries = await loadAll(serverId ? [requireServer(serverId)] : SERVER_INFO);
+  const registry = await loadRegistry();
   // `--toolsets` alone asks for the size table; with a list it selects toolsets.
   const sizes = flags.sizes || flags.toolsets === true;
   const view = choicesFrom({ ...flags, toolsets: typeof flags.toolsets === 'string' ? flags.toolsets : undefined });
   const servers = entries.map((entry) => entry.create({}, { logger }));
   if (sizes) {
-    process.stdout.write(await sizeTable(servers, view));
+    process.stdout.write(await sizeTable(registry, servers, view));
     return;
   }
-  const all = servers.flatMap((server) => checkedView(server, view).listing);
+  const all = servers.flatMap((server) => checkedView(registry, server, view).listing);
   if (flags.json) {
     process.stdout.write(JSON.stringify(all, null, 2) + '\n');
     return;
@@ -318,18 +339,18 @@ addChoiceOptions(
 });
 
 /** Toolsets and profiles with what each costs in the agent's context. */
-async function sizeTable(servers: AnyToolServer[], options: ViewOptions): Promise<string> {
+async function sizeTable(registry: Registry, servers: AnyToolServer[], options: ViewOptions): Promise<string> {
   const { contextSize } = await import('./core/context-size.js');
   const { profilesOf, toolsetsOf } = await import('./core/selection.js');
   const lines = [`${'server'.padEnd(12)} ${'toolset or profile'.padEnd(26)} ${'tools'.padStart(5)} ${'bytes'.padStart(8)} ${'tokens'.padStart(7)}`];
   const row = async (server: AnyToolServer, label: string, selection: ViewOptions) => {
-    const size = await contextSize(checkedView(server, selection).listing);
+    const size = await contextSize(checkedView(registry, server, selection).listing);
     lines.push(`${server.id.padEnd(12)} ${label.padEnd(26)} ${String(size.tools).padStart(5)} ${String(size.listBytes).padStart(8)} ${String(size.listTokens).padStart(7)}`);
   };
   for (const server of servers) {
     const base = options.selections ?? [];
     const style = options.nameStyle ? { nameStyle: options.nameStyle } : {};
-    for (const toolset of toolsetsOf(checkedView(server, options).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
+    for (const toolset of toolsetsOf(checkedView(registry, server, options).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
     for (const profile of Object.keys(profilesOf(server))) await row(server, `profile ${profile}`, { ...style, selections: [...base, { profile }] });
   }
   return lines.join('\n') + '\n';
@@ -344,8 +365,8 @@ addServerFlags(
     .option('--sandbox', 'run against the built-in sandbox'),
   allServerFlags(),
 ).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
-  const entry = serverForTool(toolName);
-  if (!entry) fail(`Unknown tool "${toolName}". Tool names start with ${SERVERS.map((s) => `${s.name}.`).join(' or ')}; run \`toolservers tools\` to list them.`);
+  const info = serverInfoForTool(toolName);
+  if (!info) fail(`Unknown tool "${toolName}". Tool names start with ${SERVER_INFO.map((s) => `${s.name}.`).join(' or ')}; run \`toolservers tools\` to list them.`);
   let args: unknown;
   try {
     args = JSON.parse(json);
@@ -353,11 +374,12 @@ addServerFlags(
     fail(`The arguments are not valid JSON: ${(error as Error).message}`);
   }
   const sandbox = await maybeSandbox(flags.sandbox);
+  const [entry, registry] = await Promise.all([info.load(), loadRegistry()]);
   const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
-  const view = checkedView(server, {});
+  const view = checkedView(registry, server, {});
   const tool = view.find(toolName);
   if (!tool) fail(view.unknownToolMessage(toolName));
-  const result = await executeTool(server, tool, args, new AbortController().signal);
+  const result = await registry.executeTool(server, tool, args, new AbortController().signal);
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
   process.stdout.write(JSON.stringify(result.structuredContent ?? JSON.parse(text || '{}'), null, 2) + '\n');
   await sandbox?.close();
@@ -368,14 +390,15 @@ addServerFlags(
   program
     .command('login')
     .description('sign in to a platform in the browser (OAuth 2.0 authorization code with PKCE); the tokens are stored for the servers to use')
-    .argument('<server>', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+    .argument('<server>', `one of: ${SERVER_INFO.map((s) => s.id).join(', ')}`)
     .option('--redirect-port <port>', 'port of the loopback redirect (the OAuth app must allow http://127.0.0.1:<port>/callback); default: any free port', parsePort)
     .option('--no-browser', 'do not open a browser; only print the sign-in URL'),
   allServerFlags('loginFlags'),
 ).action(async (serverId: string, flags: ServerSettingsInput & { redirectPort?: number; browser: boolean }) => {
-  const entry = requireServer(serverId);
+  const entry = await requireServer(serverId).load();
   const auth = entry.auth(settingsFrom(flags), {});
-  const store = defaultStore(logger);
+  const store = await defaultStore();
+  const { signIn } = await import('./core/auth/platform-auth.js');
   const credential = await signIn(auth, store, {
     print: (line) => process.stderr.write(`${line}\n`),
     ...(flags.redirectPort !== undefined ? { redirectPort: flags.redirectPort } : {}),
@@ -398,11 +421,12 @@ function accountText(account: { id?: string; name?: string; email?: string } | u
 program
   .command('logout')
   .description('revoke the stored sign-in where the platform allows it, and delete it')
-  .argument('<server>', `one of: ${SERVERS.map((s) => s.id).join(', ')}`)
+  .argument('<server>', `one of: ${SERVER_INFO.map((s) => s.id).join(', ')}`)
   .action(async (serverId: string) => {
-    const entry = requireServer(serverId);
+    const entry = await requireServer(serverId).load();
     const auth = entry.auth({}, {});
-    const result = await signOut(auth, defaultStore(logger));
+    const { signOut } = await import('./core/auth/platform-auth.js');
+    const result = await signOut(auth, await defaultStore());
     const problem = printable(result.revokeProblem ?? 'unknown reason');
     if (!result.signedIn) process.stdout.write(`Nobody is signed in to ${auth.name}.\n`);
     else if (result.removedMalformed) process.stdout.write(`Removed the malformed ${auth.name} entry from the credentials file (${problem}); the other sign-ins are unchanged.\n`);
@@ -417,13 +441,14 @@ program
   .description('who is signed in to each platform, with which scopes, until when, and where the token comes from (never the token)')
   .option('--json', 'print JSON')
   .action(async (flags: { json?: boolean }) => {
-    const store = defaultStore(logger);
+    const store = await defaultStore();
+    const { authStatus } = await import('./core/auth/platform-auth.js');
     const statuses = [];
-    for (const entry of SERVERS) statuses.push(await authStatus(entry.auth({}, {}), store, logger));
+    for (const entry of await loadAll(SERVER_INFO)) statuses.push(await authStatus(entry.auth({}, {}), store, logger));
     // Entries of the file that no server reads, or that are malformed, are reported too (never their content).
     let malformed: { platform: string; problem: string }[] = [];
     try {
-      malformed = (await store.inspect()).malformed.filter((entry) => !SERVERS.some((server) => server.id === entry.platform));
+      malformed = (await store.inspect()).malformed.filter((entry) => !SERVER_INFO.some((server) => server.id === entry.platform));
     } catch {
       // A file that cannot be used at all is already explained in every platform's problem.
     }
@@ -454,10 +479,15 @@ program
     process.stdout.write(`Sign-ins are stored in ${store.file}\n`);
   });
 
-function requireServer(id: string): ServerEntry {
-  const entry = findServer(id);
-  if (!entry) fail(`Unknown server "${id}". Choose one of: ${SERVERS.map((s) => s.id).join(', ')}.`);
+function requireServer(id: string): ServerInfo {
+  const entry = findServerInfo(id);
+  if (!entry) fail(`Unknown server "${id}". Choose one of: ${SERVER_INFO.map((s) => s.id).join(', ')}.`);
   return entry;
+}
+
+/** These servers' code, loaded. */
+function loadAll(infos: readonly ServerInfo[]): Promise<ServerEntry[]> {
+  return Promise.all(infos.map((info) => info.load()));
 }
 
 function fail(message: string): never {

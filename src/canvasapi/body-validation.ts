@@ -13,15 +13,28 @@
  * two steps: the array itself (length bounds, each element an object with a known `type`), then
  * each element against the schema for its type.
  */
-import _Ajv2020 from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import _addFormats from 'ajv-formats';
+import type _addFormats from 'ajv-formats';
 import { isRecord } from '../core/json.js';
 import { formatPath, INPUT_LIMITS, limitIssues, measureJson, previewValue } from '../core/schema.js';
 
-// ajv and ajv-formats are CommonJS modules whose real export is also exposed as `.default`.
-const Ajv2020 = _Ajv2020.default;
-const addFormats = _addFormats.default;
+type Ajv2020Instance = InstanceType<typeof _Ajv2020.default>;
+
+/**
+ * A new Ajv (JSON Schema 2020-12, all errors, with formats), loaded and built on first use: a
+ * server that never executes a two-mode tool never loads ajv-formats nor sets up Ajv. ajv and
+ * ajv-formats are CommonJS modules whose real export is also exposed as `.default`.
+ */
+function newAjv(): Ajv2020Instance {
+  const require = createRequire(import.meta.url);
+  const Ajv2020 = (require('ajv/dist/2020.js') as typeof _Ajv2020).default;
+  const addFormats = (require('ajv-formats') as typeof _addFormats).default;
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+  addFormats(ajv);
+  return ajv;
+}
 
 export interface BodyError {
   path: string;
@@ -162,18 +175,19 @@ function capErrors(errors: BodyError[]): BodyError[] {
 /**
  * Prepare validators for a schema map as produced by the generator:
  * `{ "<Tool>": <schema>, "<Tool>.itemTypes": { "<type>": <schema> } }`.
- * Each schema is compiled the first time it is needed, then reused.
+ * Nothing is done up front: Ajv is set up on the first validation, and each schema is compiled
+ * the first time it is needed, then reused.
  */
 export function compileRequestSchemas(schemas: Record<string, unknown>): RequestSchemaValidator {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-  addFormats(ajv);
+  // Set up on the first body to validate (the first `execute` of a two-mode tool), not at server creation.
+  let ajv: Ajv2020Instance | undefined;
   const cache = new Map<string, ValidateFunction>();
 
   const compiled = (cacheKey: string, schema: unknown): ValidateFunction => {
     let fn = cache.get(cacheKey);
     if (!fn) {
       if (!isRecord(schema) && typeof schema !== 'boolean') throw new Error(`request schema ${cacheKey} is not a JSON Schema`);
-      fn = ajv.compile(schema as SchemaObject);
+      fn = (ajv ??= newAjv()).compile(schema as SchemaObject);
       cache.set(cacheKey, fn);
     }
     return fn;

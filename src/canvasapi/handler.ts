@@ -45,14 +45,23 @@ const canvasOutput = z.looseObject({});
 
 export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, typeof canvasOutput, CanvasApiDeps> {
   const truncationHint = truncationHintFor(entry);
+  // Both schemas are built on first use, not at start-up: tools/list needs only the advertised
+  // JSON Schema (converted once, then cached by the registry), and only tools that are called need
+  // their validation schema. With 139 tools this keeps zod work out of the server's cold start.
+  let input: z.ZodObject | undefined;
+  let inputJsonSchema: Record<string, unknown> | undefined;
   return {
     name: entry.name,
     title: entry.title,
     description: entry.description,
     toolset: entry.toolset,
-    input: inputSchemaFor(entry.params, 'validate'),
+    get input() {
+      return (input ??= inputSchemaFor(entry.params, 'validate'));
+    },
     // Listed with the contract's types; calls may also pass numbers for integer text and objects for request_body.
-    inputJsonSchema: toInputJsonSchema(inputSchemaFor(entry.params, 'advertise')),
+    get inputJsonSchema() {
+      return (inputJsonSchema ??= toInputJsonSchema(inputSchemaFor(entry.params, 'advertise')));
+    },
     output: canvasOutput,
     hints: hintsFor(entry.effect),
     ...(truncationHint ? { truncationHint } : {}),

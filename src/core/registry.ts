@@ -40,16 +40,16 @@ export interface ViewOptions {
 
 /**
  * A server as one client sees it: the selected tools (or the meta tools over them), named in one
- * style, with tools/list computed once. Built once per distinct choice and cached.
+ * style, with tools/list computed once, on first use. Built once per distinct choice and cached.
  */
 export class ToolView {
   readonly nameStyle: NameStyle;
   readonly selected: Selected;
   /** What tools/list shows: the selected tools, or the meta tools in meta mode. */
   readonly exposed: readonly AnyToolDefinition[];
-  readonly listing: Tool[];
   readonly instructions: string;
   private readonly byName = new Map<string, AnyToolDefinition>();
+  private listed: Tool[] | undefined;
 
   constructor(
     readonly server: AnyToolServer,
@@ -63,8 +63,12 @@ export class ToolView {
       this.byName.set(tool.name, tool);
       this.byName.set(styledName(tool.name, 'underscore'), tool);
     }
-    this.listing = this.exposed.map((tool) => listedTool(tool, this.nameStyle, server.name));
     this.instructions = [restyle(server.instructions, this.nameStyle, server.name), UNTRUSTED_INSTRUCTIONS, ...(this.selected.meta ? [metaInstructions(this)] : [])].join(' ');
+  }
+
+  /** What tools/list shows, computed on first use (the first tools/list), then kept. */
+  get listing(): Tool[] {
+    return (this.listed ??= this.exposed.map((tool) => listedTool(tool, this.nameStyle, this.server.name)));
   }
 
   /** The tool a call names, by either spelling; undefined when it is unknown or filtered out. */

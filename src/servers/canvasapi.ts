@@ -1,0 +1,31 @@
+/** The CanvasApi entry: how its server and sign-in are built from flags and environment. */
+import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import { canvasApiAuth } from '../canvasapi/auth.js';
+import { createCanvasApiServer } from '../canvasapi/index.js';
+import { CANVASAPI_ENV, resolveCanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
+import type { RunningSandbox } from '../sandbox/server.js';
+import { CANVASAPI_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
+import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
+
+function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): CanvasApiSettingsInput {
+  if (sandbox) return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token };
+  const { apiToken: _apiToken, region: _region, ...rest } = input;
+  return pickDefined(rest);
+}
+
+/** CanvasApi sign-in from flags and environment; a token URL set explicitly wins over the one stored with a sign-in. */
+function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>): PlatformAuth {
+  const env = settingsEnv(options);
+  const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
+  return canvasApiAuth(settings, { explicit: { tokenUrl: isSet(input.tokenUrl, env, CANVASAPI_ENV.tokenUrl) } });
+}
+
+export const canvasApiEntry: ServerEntry = {
+  ...CANVASAPI_INFO,
+  load: async () => canvasApiEntry,
+  auth: (input, options) => canvasApiAuthFor(input, options),
+  create(input, options) {
+    const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
+    return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuthFor(input, options), options) });
+  },
+};
