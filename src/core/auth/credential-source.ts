@@ -148,6 +148,14 @@ export class CredentialSource {
   private inflight: Promise<StoredCredential | undefined> | undefined;
   /** Access tokens that already had their one forced refresh after a 401. */
   private readonly forcedFor: string[] = [];
+  /**
+   * The stored entry as read from the file with the given stamp: while the file's stamp stays the
+   * same, calls use it without reading (another process's login or renewal changes the stamp).
+   */
+  private cached: { stamp: string; stored: StoredCredential | undefined } | undefined;
+  /** The base URL as compared (normalised once), and the last stored one normalised. */
+  private readonly normalisedBaseUrl: string | undefined;
+  private lastStoredBaseUrl: { raw: string; normalised: string } | undefined;
 
   constructor(options: CredentialSourceOptions) {
     this.platform = options.platform;
@@ -157,6 +165,7 @@ export class CredentialSource {
     this.client = options.client;
     this.clientAuth = options.clientAuth;
     this.baseUrl = options.baseUrl;
+    this.normalisedBaseUrl = options.baseUrl ? normaliseBaseUrl(options.baseUrl) : undefined;
     this.baseUrlSetting = options.baseUrlSetting;
     this.refreshSkewMs = Math.max(0, options.refreshSkewMs ?? 60_000);
     this.now = options.now ?? Date.now;
@@ -213,6 +222,8 @@ export class CredentialSource {
     if (this.envToken || !this.store) return false;
     const rejectedToken = rejected !== undefined ? tokenOf(rejected) : this.lastSentToken;
     if (!rejectedToken) return false;
+    // A 401 means what is in memory may be stale: the next read goes to the file.
+    this.cached = undefined;
     if (this.forcedFor.includes(rejectedToken)) {
       // This token already had its forced refresh (maybe still running): only report its outcome.
       const result = this.inflight ? await this.inflight : await this.readStored();
@@ -255,7 +266,7 @@ export class CredentialSource {
   /** Reads the store, then `describe()`. Does not refresh. */
   async status(): Promise<CredentialDescription> {
     if (!this.envToken) {
-      const stored = await this.readStored();
+      const stored = await this.readStored(true);
       // An expired sign-in without a refresh token is reported as such (nothing is renewed here).
       if (stored && this.isExpired(stored) && !stored.refreshToken) {
         this.problem = {
@@ -326,7 +337,7 @@ export class CredentialSource {
       this.problem = this.notSignedIn();
       return undefined;
     }
-    if (this.baseUrl && credential.baseUrl && normaliseBaseUrl(credential.baseUrl) !== normaliseBaseUrl(this.baseUrl)) {
+    if (this.baseUrl && credential.baseUrl && this.normalisedStoredBaseUrl(credential.baseUrl) !== this.normalisedBaseUrl) {
       const setting = this.baseUrlSetting ? `${this.baseUrlSetting}=${credential.baseUrl}` : `the base URL ${credential.baseUrl}`;
       this.problem = {
         code: 'other_base_url',
@@ -339,15 +350,34 @@ export class CredentialSource {
     return credential;
   }
 
-  private async readStored(): Promise<StoredCredential | undefined> {
+  private normalisedStoredBaseUrl(raw: string): string {
+    if (this.lastStoredBaseUrl?.raw !== raw) this.lastStoredBaseUrl = { raw, normalised: normaliseBaseUrl(raw) };
+    return this.lastStoredBaseUrl.normalised;
+  }
+
+  /**
+   * The stored entry: from memory while the file is unchanged (same stamp), else read from the
+   * file (`fresh` always reads). A file that cannot be used is read again on every call, so that
+   * its problem is reported as it is now.
+   */
+  private async readStored(fresh = false): Promise<StoredCredential | undefined> {
     if (!this.store) {
       this.found = undefined;
       this.problem = this.notSignedIn();
       return undefined;
     }
+    const stamp = typeof this.store.stamp === 'function' ? this.store.stamp() : undefined;
+    const cached = this.cached;
+    if (!fresh && stamp !== undefined && cached !== undefined && cached.stamp === stamp) {
+      this.found = cached.stored;
+      return this.usableHere(cached.stored);
+    }
+    this.cached = undefined;
     let stored: StoredCredential | undefined;
     try {
       stored = await this.store.get(this.platform);
+      // Taken before the read: a write during the read changes the stamp, and the next call reads again.
+      if (stamp !== undefined) this.cached = { stamp, stored };
     } catch (error) {
       this.found = undefined;
       this.problem = this.storeProblem(error, 'read');

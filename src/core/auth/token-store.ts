@@ -23,7 +23,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, lstatSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, readlink, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -258,6 +258,22 @@ export class FileTokenStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.staleLockMs = Math.max(2_000, options.staleLockMs ?? 10_000);
     this.platforms = options.platforms;
+  }
+
+  /**
+   * A fingerprint of the file as it is now (inode, size, modification and change times), without
+   * reading it: it changes whenever a write replaces the file (this store renames a new one into
+   * place) or changes it in place. 'absent' when there is no file; undefined when it cannot be told
+   * (read the file then). Synchronous: one lstat, far cheaper than a read.
+   */
+  stamp(): string | undefined {
+    try {
+      const info = lstatSync(this.file, { bigint: true, throwIfNoEntry: false });
+      if (!info) return 'absent';
+      return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.mode}`;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The platform's sign-in, or undefined when there is none. Throws a CredentialStoreError when the file or this entry cannot be used. */
