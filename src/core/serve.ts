@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import type { Logger } from './logger.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { requestViewOptions } from './request-choices.js';
@@ -66,6 +65,8 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
   if (options.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
   const keyDigest = digest(options.serverKey);
+  // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
+  const { hostHeaderValidation, originValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
   const validateHost = hostHeaderValidation(hosts);
   const validateOrigin = originValidation(origins);
 
