@@ -12,6 +12,7 @@
  *
  * BENCH_HTTP_ROUNDS (default 6), BENCH_HTTP_SEQ (calls per latency round, default 200),
  * BENCH_HTTP_CLIENTS (default 32), BENCH_HTTP_CALLS (calls per client per round, default 40).
+ * BENCH_HTTP_PROFILE=<dir> writes a CPU profile of each server process there (node --cpu-prof).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const CHILD = fileURLToPath(new URL('./http-child.js', import.meta.url));
 const SERVER_KEY = 'bench-server-key-0123456789abcdef';
 const TOKEN = 'sandbox-token';
+const PROFILE_DIR = process.env.BENCH_HTTP_PROFILE;
 
 interface Captured {
   url: URL;
@@ -159,7 +161,8 @@ export async function runHttpBench(): Promise<void> {
     writeFileSync(credentialsFile, JSON.stringify({ version: 1, credentials: { incidentops: entry('incidentops'), canvasapi: entry('canvasapi') } }), { mode: 0o600 });
 
     const start = async (kind: string): Promise<{ child: ChildProcess; url: string }> => {
-      const child = spawn(process.execPath, [CHILD, kind, sandboxUrl, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+      const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...flags, CHILD, kind, sandboxUrl, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
       children.push(child);
       return { child, url: await readLine(child, /READY (\S+)/) };
     };
@@ -206,7 +209,17 @@ export async function runHttpBench(): Promise<void> {
     if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}`);
   } finally {
     agent.destroy();
-    for (const child of children) child.kill();
+    // Server processes leave when their IPC channel closes (so that a CPU profile gets written).
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        if (child.connected) child.disconnect();
+        else child.kill();
+        await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
+        if (child.exitCode === null) child.kill();
+      }),
+    );
     rmSync(dir, { recursive: true, force: true });
   }
 }

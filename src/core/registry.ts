@@ -152,7 +152,7 @@ export async function executeTool<Deps>(
   const started = Date.now();
   try {
     const data = await runTool(tool, rawArgs, { signal, logger: server.logger, deps: server.deps, progress });
-    server.logger.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call succeeded');
+    if (server.logger.isLevelEnabled?.('debug') !== false) server.logger.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call succeeded');
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     return successResult(tool.hints.openWorldHint ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {

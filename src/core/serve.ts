@@ -5,7 +5,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from './logger.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
-import { requestViewOptions } from './request-choices.js';
+import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
 import { SelectionError } from './names.js';
 
 /** Serves one tool server over stdio; both protocol eras (2025 `initialize` and 2026-07-28). */
@@ -72,6 +72,12 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
 
   // Fail at start, not at the first request, when the operator's own choice names unknown tools.
   for (const mount of options.mounts) viewFor(mount.server, mount.view);
+  // The view of a request that chooses nothing (no segments, query or choice headers): the same
+  // view requestViewOptions would lead to, looked up once instead of per request.
+  const plainViews = new Map<HttpMount, ToolView>(options.mounts.map((mount) => [mount, viewFor(mount.server, requestViewOptions(mount.view ?? {}, [], '', {}))]));
+  const choiceHeaders = Object.values(CHOICE_SOURCES).map((source) => source.header);
+  const choosesNothing = (req: IncomingMessage, segments: readonly string[]): boolean =>
+    segments.length === 0 && !(req.url ?? '').includes('?') && choiceHeaders.every((name) => req.headers[name] === undefined);
   const handlers = new WeakMap<ToolView, ReturnType<typeof toNodeHandler>>();
   const handlerFor = (view: ToolView, path: string) => {
     let handler = handlers.get(view);
@@ -115,7 +121,8 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     delete req.headers.authorization;
     let view: ToolView;
     try {
-      view = viewFor(match.mount.server, requestViewOptions(match.mount.view ?? {}, match.segments, req.url ?? '', req.headers));
+      const plain = choosesNothing(req, match.segments) ? plainViews.get(match.mount) : undefined;
+      view = plain ?? viewFor(match.mount.server, requestViewOptions(match.mount.view ?? {}, match.segments, req.url ?? '', req.headers));
     } catch (error) {
       if (!(error instanceof SelectionError)) throw error;
       sendJson(res, 400, { error: error.message });

@@ -249,6 +249,8 @@ export function mayResend(req: Pick<UpstreamRequest, 'method' | 'effect' | 'idem
 }
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
+/** Path templates split once (the catalogue has a few hundred). */
+const TEMPLATE_SEGMENTS = new Map<string, readonly string[]>();
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
@@ -256,7 +258,14 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
  * change the path (`/`, `?`, `#`, `%`) is encoded, and a value forming a `.`/`..` segment is refused.
  */
 export function buildPath(template: string, params: Record<string, string | number> = {}): string {
-  const segments = template.split('/').map((segment) => {
+  let split = TEMPLATE_SEGMENTS.get(template);
+  if (!split) {
+    split = template.split('/');
+    if (TEMPLATE_SEGMENTS.size >= 1024) TEMPLATE_SEGMENTS.clear();
+    TEMPLATE_SEGMENTS.set(template, split);
+  }
+  const segments = split.map((segment) => {
+    if (!segment.includes('{')) return segment;
     const used: string[] = [];
     const built = segment.replace(PLACEHOLDER, (_match, name: string) => {
       used.push(name);
@@ -1260,8 +1269,17 @@ export class UpstreamClient {
   }
 }
 
+let lastSecrets: { authorization: string; secrets: readonly string[] } | undefined;
+
 /** The Authorization value and its token-looking parts (e.g. after `Bearer ` or `token=`). */
 function secretsOf(authorization: string): string[] {
+  if (lastSecrets?.authorization === authorization) return [...lastSecrets.secrets];
+  const secrets = splitSecrets(authorization);
+  lastSecrets = { authorization, secrets };
+  return [...secrets];
+}
+
+function splitSecrets(authorization: string): string[] {
   const parts = authorization.split(/[\s=,"]+/).filter((part) => part.length >= 8);
   return [authorization, ...parts].sort((a, b) => b.length - a.length);
 }

@@ -268,9 +268,10 @@ export class FileTokenStore {
    */
   stamp(): string | undefined {
     try {
-      const info = lstatSync(this.file, { bigint: true, throwIfNoEntry: false });
+      const info = lstatSync(this.file, { throwIfNoEntry: false });
       if (!info) return 'absent';
-      return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.mode}`;
+      // Times in ms with their fractions (µs resolution): enough, and cheaper than bigint stats.
+      return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.mode}`;
     } catch {
       return undefined;
     }
