@@ -11,6 +11,7 @@ import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
+import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
 import { inputSchemaFor } from './params.js';
 
 type Json = Record<string, unknown>;
@@ -59,8 +60,9 @@ export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, 
       return (input ??= inputSchemaFor(entry.params, 'validate'));
     },
     // Listed with the contract's types; calls may also pass numbers for integer text and objects for request_body.
+    // Precomputed at build time (listed-schemas.ts, kept in sync by a test); computed here only for an entry it lacks.
     get inputJsonSchema() {
-      return (inputJsonSchema ??= toInputJsonSchema(inputSchemaFor(entry.params, 'advertise')));
+      return (inputJsonSchema ??= CANVASAPI_LISTED_INPUT_SCHEMAS[entry.name] ?? advertisedInputJsonSchema(entry));
     },
     output: canvasOutput,
     hints: hintsFor(entry.effect),
@@ -68,6 +70,11 @@ export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, 
     needsCredentials: (args) => !(entry.requestSchema && args.mode === 'get_request_schema'),
     handler: (args, context) => runCanvasTool(entry, args as Json, context.deps, context.signal),
   };
+}
+
+/** The input JSON Schema tools/list shows for an entry: its parameters with the contract's types. */
+export function advertisedInputJsonSchema(entry: CanvasToolEntry): Record<string, unknown> {
+  return toInputJsonSchema(inputSchemaFor(entry.params, 'advertise'));
 }
 
 export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {

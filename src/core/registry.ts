@@ -243,11 +243,12 @@ export function inputJsonSchema(tool: AnyToolDefinition): JsonSchema {
 
 /** The advertised output schema, or undefined when it would say nothing. */
 export function outputJsonSchema(tool: AnyToolDefinition): JsonSchema | undefined {
-  let json = outputSchemaCache.get(tool);
+  // Keyed by the schema, not the tool: tools that share one output schema (all of CanvasApi's) convert it once.
+  let json = outputSchemaCache.get(tool.output);
   if (json === undefined) {
     const converted = toOutputJsonSchema(tool.output);
     json = outputSchemaSaysSomething(converted) ? converted : null;
-    outputSchemaCache.set(tool, json);
+    outputSchemaCache.set(tool.output, json);
   }
   return json ?? undefined;
 }
