@@ -3,34 +3,42 @@
  * free-form query (a name, partial name, typo'd name or e-mail fragment). Pure and deterministic.
  *
  * Scoring (quoted in the README):
- * - Query, names and e-mails are normalised: NFD + diacritics stripped, lower-cased, whitespace
- *   collapsed ("  María  GARCÍA " -> "maria garcia"). Name tokens split on spaces, hyphens, dots
- *   and commas, apostrophes dropped ("García-López" -> garcia, lopez; "O'Brien" -> obrien).
- * - Exact match of the whole name or the whole e-mail (after normalisation) = 1.0. Nothing else
- *   can reach 1.0: every other score is capped at 0.99.
+ * - Query, names and e-mails are folded: NFD + diacritics stripped, lower-cased, letters that do
+ *   not decompose spelled out (ø o, ł l, ı i, ß ss, đ/ð d, æ ae, œ oe, þ th, ħ h, ŧ t, ŋ n),
+ *   whitespace collapsed ("  Jørgen  STRAßE " -> "jorgen strasse"). Name tokens split on spaces,
+ *   hyphens, dots and commas, apostrophes dropped ("García-López" -> garcia, lopez; "O'Brien" -> obrien).
+ *   A name or query with ä/ö/ü also has its German spelling (ae/oe/ue): "Müller" is "muller" and
+ *   "mueller", so "Muller", "Mueller" and "Müller" all find it as a whole word.
+ * - Exact match of the whole folded name or e-mail = 1.0; the whole name in its other German
+ *   spelling ("Zoe Mueller" for "Zoë Müller") = 0.99. Nothing else reaches 0.99 (cap).
  * - Otherwise the confidence is the MAX of these components:
  *   - name tokens, one-word query: equals a name token ("Lee") 0.9; prefix of a name token
  *     0.9 x (0.67 + 0.27 x covered fraction) (about 0.61-0.84); typo (restricted Damerau-Levenshtein,
- *     1 edit for 4-7 letters, 2 for 8+) 0.9 x 0.8 x similarity (about 0.5-0.65).
+ *     1 edit for 4-7 letters, 2 for 8+) 0.9 x 0.8 x similarity (about 0.54-0.65).
  *   - name tokens, several words: every word equals a distinct name token and all name tokens are
  *     covered, in any order ("doe jane") 0.95; every word equals a name token but the name has more
  *     tokens ("maria garcia" vs "María García-López") 0.9; otherwise 0.9 x mean of the per-word
  *     scores above (1 for an equal token, 0 for an unmatched word).
- *   - e-mail: query equals the local part ("jdoe") 0.9; prefix of the local part: same scale as a
- *     name-token prefix; query with '@' whose local part equals the e-mail's and whose domain part
- *     starts the e-mail's domain ("jdoe@", "jdoe@acme") 0.9 + 0.09 x domain coverage; query with
- *     '@' or '.' contained in the e-mail ("acme.example") 0.6 + 0.3 x (query length / e-mail length).
- *   - fuzzy (queries up to 32 characters): fuse.js over name, e-mail and e-mail local part (ignoreLocation, threshold 0.45),
- *     component = 0.6 x (1 - fuse score). Fuse rates any substring hit as near-perfect ("lee" inside
- *     "Kathleen"), so it is weighted to stay below whole-token and prefix evidence: it ranks typos
- *     and fragments but can never alone reach the auto-accept threshold.
- * - Results below `minConfidence` (default 0.3, about where fuse hits stop resembling the query)
- *   are dropped; confidence is rounded to 3 decimals; ties are ordered by normalised name, then
- *   name, then id, so the ranking is fully deterministic.
+ *   - e-mail: query equals the local part ("jdoe") 0.9; query with '@' whose local part equals the
+ *     e-mail's and whose domain part starts the e-mail's domain ("jdoe@", "jdoe@acme") 0.9 + 0.09 x
+ *     domain coverage; query with '@' or '.' contained in the e-mail ("acme.example") 0.6 + 0.3 x
+ *     (query length / e-mail length); prefix of the local part 0.6 (below any name-word prefix,
+ *     >= 0.603: a first name the query starts is better evidence than an e-mail that starts with it).
+ *   - fuzzy (queries up to 32 characters): the fuse.js model (ignoreLocation, threshold 0.45) over
+ *     name and e-mail, computed with a bit-parallel edit distance: per field, s = fewest edits that
+ *     turn the query into a substring of the field / query length (0.001 for a plain substring,
+ *     ~0 for the whole field), kept if s <= 0.45; score = product of s^(0.5 / sqrt(words in field));
+ *     component = 0.6 x (1 - score). It ranks fragments and typos across words, and can never alone
+ *     reach the auto-accept threshold.
+ * - Results below `minConfidence` (default 0.3) are dropped; confidence is rounded to 3 decimals;
+ *   ties are ordered by folded name, then name, then id, so the ranking is fully deterministic.
+ *
+ * Speed: the index (built once per directory) holds each distinct name token once; a search
+ * scores every distinct token once per query word, then each user by table look-ups, so a search
+ * over 10,000 users takes a few milliseconds.
  *
  * Auto-accept: see AUTO_ACCEPT_THRESHOLD / AUTO_ACCEPT_MARGIN and chooseAutoAccept().
  */
-import Fuse from 'fuse.js';
 
 export interface MatchCandidate {
   id: string;
@@ -40,9 +48,16 @@ export interface MatchCandidate {
 
 export interface UserMatch<T extends MatchCandidate> {
   user: T;
-  /** In [0, 1], rounded to 3 decimals. 1.0 only for an exact (normalised) name or e-mail match. */
+  /** In [0, 1], rounded to 3 decimals. 1.0 only for an exact (folded) name or e-mail match. */
   confidence: number;
   matched_on: 'name' | 'email';
+  /**
+   * Present when the match is a whole-name typo match: every query word equals or is a typo of
+   * its own name token (at least one a typo, none a mere prefix). `rivals` counts the other users
+   * who could be meant (every query word equals, starts, is started by, or is within one edit
+   * more than the typo allowance of one of their name tokens).
+   */
+  typo?: { rivals: number };
 }
 
 export interface RankOptions {
@@ -53,11 +68,11 @@ export interface RankOptions {
 }
 
 /**
- * 0.85 sits just below the scores given to "strong" evidence (exact name/e-mail 1.0, all words
- * in another order 0.95, a whole name token, the whole e-mail local part or "local@" 0.9) and above
- * everything weaker: prefixes (<= 0.846), typos, multi-word queries with a typo or prefix
- * (<= ~0.83) and fuzzy/fragment hits (<= 0.6 / < 0.9 for e-mail fragments with '@' or '.'). So only
- * a query that names a user unambiguously can be accepted without asking.
+ * 0.85 sits just below the scores given to "strong" evidence (exact name/e-mail 1.0, German
+ * spelling of the whole name 0.99, all words in another order 0.95, a whole name token, the whole
+ * e-mail local part or "local@" 0.9) and above everything weaker: prefixes (<= 0.846), typos,
+ * multi-word queries with a typo or prefix (<= ~0.83) and fuzzy/fragment hits (<= 0.6 / < 0.9 for
+ * e-mail fragments with '@' or '.'). Typo matches have their own rule (chooseAutoAccept).
  */
 export const AUTO_ACCEPT_THRESHOLD = 0.85;
 /**
@@ -73,28 +88,56 @@ export const DEFAULT_MAX_RESULTS = 10;
 export const DEFAULT_MIN_CONFIDENCE = 0.3;
 
 const NON_EXACT_CAP = 0.99;
+const VARIANT_EXACT = 0.99;
 const TOKEN_EQUAL = 0.9;
 const ALL_TOKENS_REORDERED = 0.95;
 const ALL_TOKENS_SUBSET = 0.9;
-const FUSE_WEIGHT = 0.6;
-const FUSE_THRESHOLD = 0.45;
+const EMAIL_PREFIX = 0.6;
+const FUZZY_WEIGHT = 0.6;
+const FUZZY_THRESHOLD = 0.45;
 const MAX_QUERY_TOKENS = 8;
 /**
- * Fuzzy matching runs for queries up to this many characters (one bitap word in fuse.js). Its
- * cost grows with the square of the query's length (more chunks, each allowing more errors): a
- * 200-character query took ~0.45 s over 2,000 users. A longer query is no typo'd fragment of a
- * name; the name-token and e-mail evidence still rank it.
+ * Fuzzy matching runs for queries up to this many characters (one machine word of the bit-parallel
+ * edit distance; fuse.js's bitap limit too). A longer query is no typo'd fragment of a name; the
+ * name-token and e-mail evidence still rank it.
  */
 const MAX_FUZZY_QUERY_CHARS = 32;
 
-/** NFD, strip diacritics, lower-case, collapse whitespace. */
+/** Letters that NFD does not decompose, spelled the way they are usually written without them. */
+export const LETTER_FOLDS: Readonly<Record<string, string>> = {
+  ø: 'o',
+  ł: 'l',
+  ı: 'i',
+  ß: 'ss',
+  đ: 'd',
+  ð: 'd',
+  æ: 'ae',
+  œ: 'oe',
+  þ: 'th',
+  ħ: 'h',
+  ŧ: 't',
+  ŋ: 'n',
+};
+const FOLD_RE = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 'g');
+const UMLAUT_RE = /[äöü]/;
+const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue' };
+
+/** NFD, strip diacritics, lower-case, fold the letters of LETTER_FOLDS, collapse whitespace. */
 export function normalizeText(s: string): string {
   return s
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
+    .replace(FOLD_RE, (c) => LETTER_FOLDS[c]!)
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** The German spelling of a text with ä/ö/ü (ae/oe/ue), folded; undefined when it has none. */
+function germanSpelling(s: string): string | undefined {
+  const lower = s.normalize('NFC').toLowerCase();
+  if (!UMLAUT_RE.test(lower)) return undefined;
+  return normalizeText(lower.replace(/[äöü]/g, (c) => UMLAUTS[c]!));
 }
 
 function tokenize(normalized: string): string[] {
@@ -107,50 +150,63 @@ function tokenize(normalized: string): string[] {
 interface Entry<T> {
   user: T;
   name: string;
+  /** The whole name in German spelling, when it has umlauts. */
+  nameDe?: string;
   email: string;
   local: string;
   domain: string;
-  tokens: string[];
-}
-
-interface FuseDoc {
-  name: string;
-  email: string;
-  local: string;
+  /** Distinct-token ids of the name's tokens, in order. */
+  tokens: Int32Array;
+  /** Ids of the same tokens in German spelling (-1 where it is the same), or undefined. */
+  tokensDe?: Int32Array;
+  /** fuse.js field norms (1 / sqrt(words)) of name and e-mail. */
+  nameNorm: number;
+  emailNorm: number;
 }
 
 /** Prepared, reusable search structure over a user directory (cache it with the directory). */
 export class UserIndex<T extends MatchCandidate> {
   /** @internal */
   readonly entries: readonly Entry<T>[];
-  /** @internal */
-  readonly fuse: Fuse<FuseDoc>;
+  /** @internal Every distinct name token (either spelling), by id. */
+  readonly tokens: readonly string[];
 
   constructor(users: readonly T[]) {
+    const ids = new Map<string, number>();
+    const tokens: string[] = [];
+    const idOf = (token: string): number => {
+      let id = ids.get(token);
+      if (id === undefined) {
+        id = tokens.length;
+        tokens.push(token);
+        ids.set(token, id);
+      }
+      return id;
+    };
     this.entries = users.map((user) => {
       const name = normalizeText(user.name);
       const email = normalizeText(user.email);
       const at = email.lastIndexOf('@');
-      return {
+      const nameTokens = tokenize(name);
+      const nameDe = germanSpelling(user.name);
+      const deTokens = nameDe !== undefined ? tokenize(nameDe) : undefined;
+      const entry: Entry<T> = {
         user,
         name,
         email,
         local: at >= 0 ? email.slice(0, at) : email,
         domain: at >= 0 ? email.slice(at + 1) : '',
-        tokens: tokenize(name),
+        tokens: Int32Array.from(nameTokens, idOf),
+        nameNorm: fieldNorm(name),
+        emailNorm: fieldNorm(email),
       };
+      if (nameDe !== undefined && nameDe !== name && deTokens && deTokens.length === nameTokens.length) {
+        entry.nameDe = nameDe;
+        entry.tokensDe = Int32Array.from(deTokens, (t, i) => (t === nameTokens[i] ? -1 : idOf(t)));
+      }
+      return entry;
     });
-    this.fuse = new Fuse<FuseDoc>(
-      this.entries.map((e) => ({ name: e.name, email: e.email, local: e.local })),
-      {
-        keys: ['name', 'email', 'local'],
-        includeScore: true,
-        includeMatches: true,
-        ignoreLocation: true,
-        threshold: FUSE_THRESHOLD,
-        shouldSort: false,
-      },
-    );
+    this.tokens = tokens;
   }
 
   get size(): number {
@@ -161,6 +217,12 @@ export class UserIndex<T extends MatchCandidate> {
 /** Builds the index once; pass it to rankUsers instead of the user array to skip re-indexing. */
 export function createUserIndex<T extends MatchCandidate>(users: readonly T[]): UserIndex<T> {
   return new UserIndex(users);
+}
+
+/** fuse.js's field norm: 1 / sqrt(number of whitespace-separated words), 3 decimals. */
+function fieldNorm(value: string): number {
+  const words = value.split(' ').filter((w) => w.length > 0).length || 1;
+  return Math.round(1000 / Math.sqrt(words)) / 1000;
 }
 
 /** Restricted Damerau-Levenshtein (optimal string alignment) distance, or Infinity if > max. */
@@ -189,45 +251,119 @@ function osaDistance(a: string, b: string, max: number): number {
   return d > max ? Infinity : d;
 }
 
+/** Edits a word of this length may contain and still count as a typo of a name token. */
+function typoAllowance(length: number): number {
+  return length < 4 ? 0 : length < 8 ? 1 : 2;
+}
+
 function prefixScore(q: string, token: string): number {
   return 0.67 + 0.27 * (q.length / token.length);
 }
 
-/** Per-word score against one name token: 1 equal, ~0.67-0.94 prefix, ~0.55-0.72 typo, else 0. */
-function wordScore(q: string, token: string): number {
-  if (q === token) return 1;
-  if (token.startsWith(q)) return prefixScore(q, token);
-  const maxEdits = q.length < 4 ? 0 : q.length < 8 ? 1 : 2;
-  if (maxEdits === 0) return 0;
+const NONE = 0;
+const EQUAL = 1;
+const PREFIX = 2;
+const TYPO = 3;
+
+/** Per-word score against one name token: 1 equal, ~0.67-0.94 prefix, ~0.6-0.72 typo, else 0; kind in `out`. */
+function wordScore(q: string, token: string): [number, number] {
+  if (q === token) return [1, EQUAL];
+  if (token.startsWith(q)) return [prefixScore(q, token), PREFIX];
+  const maxEdits = typoAllowance(q.length);
+  if (maxEdits === 0) return [0, NONE];
   const d = osaDistance(q, token, maxEdits);
-  if (d === Infinity) return 0;
-  return 0.8 * (1 - d / Math.max(q.length, token.length));
+  if (d === Infinity) return [0, NONE];
+  return [0.8 * (1 - d / Math.max(q.length, token.length)), TYPO];
 }
 
-function nameTokenScore(qTokens: readonly string[], tokens: readonly string[]): number {
-  if (qTokens.length === 0 || tokens.length === 0) return 0;
-  if (qTokens.length === 1) {
-    const q = qTokens[0]!;
-    let best = 0;
-    for (const t of tokens) best = Math.max(best, wordScore(q, t));
-    return TOKEN_EQUAL * best;
+/** Whether a query word could mean this token, more loosely than any score: for typo safety. */
+function plausibleWord(q: string, token: string): boolean {
+  if (token.startsWith(q) || (token.length >= 2 && q.startsWith(token))) return true;
+  return osaDistance(q, token, typoAllowance(q.length) + 1) !== Infinity;
+}
+
+/** One query word, scored once against every distinct token of the index. */
+interface WordTable {
+  score: Float64Array;
+  kind: Uint8Array;
+}
+
+function wordTable(forms: readonly string[], tokens: readonly string[]): WordTable {
+  const score = new Float64Array(tokens.length);
+  const kind = new Uint8Array(tokens.length);
+  for (let t = 0; t < tokens.length; t++) {
+    const token = tokens[t]!;
+    for (const q of forms) {
+      const [s, k] = wordScore(q, token);
+      if (s > score[t]!) {
+        score[t] = s;
+        kind[t] = k;
+      }
+    }
   }
+  return { score, kind };
+}
+
+/** Score and kind of query word `w` against token position `p` of an entry (either spelling). */
+function at(table: WordTable, e: Entry<unknown>, p: number): [number, number] {
+  const id = e.tokens[p]!;
+  let s = table.score[id]!;
+  let k = table.kind[id]!;
+  const de = e.tokensDe?.[p] ?? -1;
+  if (de >= 0 && table.score[de]! > s) {
+    s = table.score[de]!;
+    k = table.kind[de]!;
+  }
+  return [s, k];
+}
+
+/** The name-token component of an entry, and whether it is a whole-name typo match. */
+function nameTokenScore(tables: readonly WordTable[], e: Entry<unknown>): [number, boolean] {
+  const n = e.tokens.length;
+  if (tables.length === 0 || n === 0) return [0, false];
+  if (tables.length === 1) {
+    let best = 0;
+    let kind = NONE;
+    for (let p = 0; p < n; p++) {
+      const [s, k] = at(tables[0]!, e, p);
+      if (s > best) {
+        best = s;
+        kind = k;
+      }
+    }
+    return [TOKEN_EQUAL * best, kind === TYPO];
+  }
+  // Most users share no token with the query: skip them before building the score matrix.
+  let any = false;
+  for (let w = 0; w < tables.length && !any; w++) {
+    const score = tables[w]!.score;
+    for (let p = 0; p < n; p++) {
+      const de = e.tokensDe?.[p] ?? -1;
+      if (score[e.tokens[p]!]! > 0 || (de >= 0 && score[de]! > 0)) {
+        any = true;
+        break;
+      }
+    }
+  }
+  if (!any) return [0, false];
   // Greedy one-to-one assignment of query words to name tokens, best pairs first.
-  const m = qTokens.map((q) => tokens.map((t) => wordScore(q, t)));
+  const m = tables.map((table) => Array.from({ length: n }, (_, p) => at(table, e, p)));
   const usedQ = new Set<number>();
   const usedT = new Set<number>();
   let sum = 0;
   let exact = 0;
+  let typos = 0;
   for (;;) {
     let bi = -1;
     let bj = -1;
     let bv = 0;
+    let bk = NONE;
     for (let i = 0; i < m.length; i++) {
       if (usedQ.has(i)) continue;
       const row = m[i]!;
       for (let j = 0; j < row.length; j++) {
-        if (!usedT.has(j) && row[j]! > bv) {
-          bv = row[j]!;
+        if (!usedT.has(j) && row[j]![0] > bv) {
+          [bv, bk] = row[j]!;
           bi = i;
           bj = j;
         }
@@ -237,18 +373,19 @@ function nameTokenScore(qTokens: readonly string[], tokens: readonly string[]): 
     usedQ.add(bi);
     usedT.add(bj);
     sum += bv;
-    if (bv === 1) exact++;
+    if (bk === EQUAL) exact++;
+    else if (bk === TYPO) typos++;
   }
-  if (exact === qTokens.length) {
-    return exact === tokens.length ? ALL_TOKENS_REORDERED : ALL_TOKENS_SUBSET;
+  if (exact === tables.length) {
+    return [exact === n ? ALL_TOKENS_REORDERED : ALL_TOKENS_SUBSET, false];
   }
-  return TOKEN_EQUAL * (sum / qTokens.length);
+  return [TOKEN_EQUAL * (sum / tables.length), typos > 0 && exact + typos === tables.length];
 }
 
 function emailScore(q: string, e: Entry<unknown>): number {
   let best = 0;
   if (q === e.local) best = TOKEN_EQUAL;
-  else if (e.local.startsWith(q)) best = TOKEN_EQUAL * prefixScore(q, e.local);
+  else if (e.local.startsWith(q)) best = EMAIL_PREFIX;
   const at = q.indexOf('@');
   if (at >= 0) {
     const qLocal = q.slice(0, at);
@@ -263,6 +400,72 @@ function emailScore(q: string, e: Entry<unknown>): number {
   return best;
 }
 
+/**
+ * The query prepared for the fuzzy component: bit masks of the query's characters (Myers' bit-
+ * parallel approximate matching; one 32-bit word, so queries up to 32 characters).
+ */
+class FuzzyQuery {
+  private readonly peq = new Int32Array(0x10000);
+  private readonly last: number;
+  readonly maxEdits: number;
+
+  constructor(readonly q: string) {
+    for (let i = 0; i < q.length; i++) {
+      const c = q.charCodeAt(i);
+      this.peq[c] = this.peq[c]! | (1 << i);
+    }
+    this.last = 1 << (q.length - 1);
+    this.maxEdits = Math.floor(FUZZY_THRESHOLD * q.length + 1e-9);
+  }
+
+  /** Fewest edits turning the query into some substring of `text`. */
+  distance(text: string): number {
+    const m = this.q.length;
+    let pv = -1;
+    let mv = 0;
+    let score = m;
+    let best = m;
+    for (let j = 0; j < text.length; j++) {
+      const eq = this.peq[text.charCodeAt(j)]!;
+      const xv = eq | mv;
+      const xh = ((((eq & pv) + pv) | 0) ^ pv) | eq;
+      let ph = mv | ~(xh | pv);
+      let mh = pv & xh;
+      if (ph & this.last) score++;
+      else if (mh & this.last) score--;
+      ph <<= 1;
+      mh <<= 1;
+      pv = mh | ~(xv | ph);
+      mv = ph & xv;
+      if (score < best) {
+        best = score;
+        if (best === 0) break;
+      }
+    }
+    return best;
+  }
+
+  /** fuse.js's score of one field: 0 for the whole field, else edits / length (>= 0.001), or undefined past the threshold. */
+  fieldScore(text: string): number | undefined {
+    if (text === this.q) return 0;
+    if (text.includes(this.q)) return 0.001;
+    if (text.length + this.maxEdits < this.q.length) return undefined;
+    const d = this.distance(text);
+    return d <= this.maxEdits ? Math.max(0.001, d / this.q.length) : undefined;
+  }
+}
+
+/** fuse.js's combination of matched fields (weight 1/2 each), as a confidence component. */
+function fuzzyScore(fq: FuzzyQuery, e: Entry<unknown>): [number, 'name' | 'email'] | undefined {
+  const name = fq.fieldScore(e.name);
+  const email = fq.fieldScore(e.email);
+  if (name === undefined && email === undefined) return undefined;
+  let total = 1;
+  if (name !== undefined) total *= Math.pow(name === 0 ? Number.EPSILON : name, 0.5 * e.nameNorm);
+  if (email !== undefined) total *= Math.pow(email === 0 ? Number.EPSILON : email, 0.5 * e.emailNorm);
+  return [FUZZY_WEIGHT * (1 - total), name !== undefined ? 'name' : 'email'];
+}
+
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
@@ -271,66 +474,121 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+interface Scored<T> {
+  entry: Entry<T>;
+  confidence: number;
+  on: 'name' | 'email';
+  typo: boolean;
+}
+
+function compareScored<T extends MatchCandidate>(a: Scored<T>, b: Scored<T>): number {
+  return (
+    b.confidence - a.confidence ||
+    compareStrings(a.entry.name, b.entry.name) ||
+    compareStrings(a.entry.user.name, b.entry.user.name) ||
+    compareStrings(a.entry.user.id, b.entry.user.id)
+  );
+}
+
+/** Query words in both spellings (the German one only when the query has umlauts). */
+function queryWords(query: string, q: string): string[][] {
+  const words = tokenize(q).slice(0, MAX_QUERY_TOKENS);
+  const de = germanSpelling(query);
+  const deWords = de !== undefined ? tokenize(de) : undefined;
+  return words.map((w, i) => (deWords && deWords.length === words.length && deWords[i] !== w ? [w, deWords[i]!] : [w]));
+}
+
 /**
- * Ranks `users` (or a prepared index) against `query`, best first. Empty/blank queries give [].
+ * Ranks `users` (or one or more prepared indexes, e.g. the cached directory plus a few extra
+ * users) against `query`, best first. Empty/blank queries give [].
  */
 export function rankUsers<T extends MatchCandidate>(
   query: string,
-  users: readonly T[] | UserIndex<T>,
+  users: readonly T[] | UserIndex<T> | readonly UserIndex<T>[],
   options: RankOptions = {},
 ): UserMatch<T>[] {
   const maxResults = options.maxResults ?? DEFAULT_MAX_RESULTS;
   const minConfidence = options.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
   const q = normalizeText(query);
   if (q.length === 0 || maxResults <= 0) return [];
-  const index = users instanceof UserIndex ? users : createUserIndex(users);
-  const qTokens = tokenize(q).slice(0, MAX_QUERY_TOKENS);
+  const indexes: readonly UserIndex<T>[] =
+    users instanceof UserIndex ? [users] : users.length > 0 && users[0] instanceof UserIndex ? (users as readonly UserIndex<T>[]) : [createUserIndex(users as readonly T[])];
+  const qDe = germanSpelling(query);
+  const words = queryWords(query, q);
+  const fuzzy = q.length <= MAX_FUZZY_QUERY_CHARS ? new FuzzyQuery(q) : undefined;
 
-  const fuseHits = new Map<number, { score: number; on: 'name' | 'email' }>();
-  for (const r of q.length <= MAX_FUZZY_QUERY_CHARS ? index.fuse.search(q) : []) {
-    const keys = (r.matches ?? []).map((mt) => mt.key);
-    fuseHits.set(r.refIndex, {
-      score: FUSE_WEIGHT * (1 - (r.score ?? 1)),
-      on: keys.includes('name') ? 'name' : 'email',
-    });
+  // The best maxResults so far, sorted: a full sort of thousands of weak hits is not needed.
+  const scored: Scored<T>[] = [];
+  const keep = (s: Scored<T>): void => {
+    if (scored.length >= maxResults && compareScored(s, scored[scored.length - 1]!) >= 0) return;
+    let i = scored.length;
+    while (i > 0 && compareScored(s, scored[i - 1]!) < 0) i--;
+    scored.splice(i, 0, s);
+    if (scored.length > maxResults) scored.pop();
+  };
+  for (const index of indexes) {
+    const tables = words.map((forms) => wordTable(forms, index.tokens));
+    for (const entry of index.entries) {
+      let confidence: number;
+      let on: 'name' | 'email' = 'name';
+      let typo = false;
+      if (q === entry.name) confidence = 1;
+      else if (q === entry.email) {
+        confidence = 1;
+        on = 'email';
+      } else {
+        [confidence, typo] = nameTokenScore(tables, entry);
+        if ((qDe !== undefined && (qDe === entry.name || qDe === entry.nameDe)) || (entry.nameDe !== undefined && q === entry.nameDe)) {
+          confidence = VARIANT_EXACT;
+          typo = false;
+        }
+        const es = emailScore(q, entry);
+        if (es > confidence) {
+          confidence = es;
+          on = 'email';
+        }
+        const fz = fuzzy ? fuzzyScore(fuzzy, entry) : undefined;
+        if (fz && fz[0] > confidence) [confidence, on] = fz;
+        confidence = round3(Math.min(NON_EXACT_CAP, Math.max(0, confidence)));
+      }
+      if (confidence >= minConfidence && confidence > 0) keep({ entry, confidence, on, typo });
+    }
   }
 
-  const scored: { entry: Entry<T>; confidence: number; on: 'name' | 'email' }[] = [];
-  index.entries.forEach((entry, i) => {
-    let confidence: number;
-    let on: 'name' | 'email';
-    if (q === entry.name) {
-      confidence = 1;
-      on = 'name';
-    } else if (q === entry.email) {
-      confidence = 1;
-      on = 'email';
-    } else {
-      confidence = nameTokenScore(qTokens, entry.tokens);
-      on = 'name';
-      const es = emailScore(q, entry);
-      if (es > confidence) {
-        confidence = es;
-        on = 'email';
-      }
-      const fh = fuseHits.get(i);
-      if (fh && fh.score > confidence) {
-        confidence = fh.score;
-        on = fh.on;
-      }
-      confidence = round3(Math.min(NON_EXACT_CAP, Math.max(0, confidence)));
-    }
-    if (confidence >= minConfidence && confidence > 0) scored.push({ entry, confidence, on });
-  });
+  const top = scored;
+  let rivals: number | undefined;
+  if (top.some((s) => s.typo)) rivals = plausibleUsers(words, indexes);
+  return top.map((s) => ({
+    user: s.entry.user,
+    confidence: s.confidence,
+    matched_on: s.on,
+    ...(s.typo && rivals !== undefined ? { typo: { rivals: rivals - 1 } } : {}),
+  }));
+}
 
-  scored.sort(
-    (a, b) =>
-      b.confidence - a.confidence ||
-      compareStrings(a.entry.name, b.entry.name) ||
-      compareStrings(a.entry.user.name, b.entry.user.name) ||
-      compareStrings(a.entry.user.id, b.entry.user.id),
-  );
-  return scored.slice(0, maxResults).map((s) => ({ user: s.entry.user, confidence: s.confidence, matched_on: s.on }));
+/** How many users every query word could mean one of the name tokens of (see UserMatch.typo). */
+function plausibleUsers<T extends MatchCandidate>(words: readonly string[][], indexes: readonly UserIndex<T>[]): number {
+  let count = 0;
+  for (const index of indexes) {
+    const tables = words.map((forms) => {
+      const ok = new Uint8Array(index.tokens.length);
+      index.tokens.forEach((token, t) => {
+        if (forms.some((q) => plausibleWord(q, token))) ok[t] = 1;
+      });
+      return ok;
+    });
+    for (const e of index.entries) {
+      const fits = tables.every((ok) => {
+        for (let p = 0; p < e.tokens.length; p++) {
+          const de = e.tokensDe?.[p] ?? -1;
+          if (ok[e.tokens[p]!] || (de >= 0 && ok[de])) return true;
+        }
+        return false;
+      });
+      if (fits) count++;
+    }
+  }
+  return count;
 }
 
 function describe(m: UserMatch<MatchCandidate>): string {
@@ -343,9 +601,14 @@ function milli(x: number): number {
 }
 
 /**
- * Decides whether the best match can be used without asking: only when its confidence is at
- * least AUTO_ACCEPT_THRESHOLD and it leads the runner-up by at least AUTO_ACCEPT_MARGIN (or has
- * no runner-up). `matches` need not be sorted. `reason` is one actionable sentence.
+ * Decides whether the best match can be used without asking. Never when another match is within
+ * AUTO_ACCEPT_MARGIN of it. Otherwise accepted when
+ * - its confidence is at least AUTO_ACCEPT_THRESHOLD, or
+ * - it is a whole-name typo match (`typo` set by rankUsers: every query word equals or is a typo
+ *   of its own name token) and no other user could be meant (`typo.rivals` is 0: nobody else has,
+ *   for every query word, a name token it equals, starts, is started by, or is within one edit
+ *   more than the typo allowance of).
+ * `matches` need not be sorted. `reason` is one actionable sentence.
  */
 export function chooseAutoAccept<T extends MatchCandidate>(
   matches: readonly UserMatch<T>[],
@@ -362,13 +625,25 @@ export function chooseAutoAccept<T extends MatchCandidate>(
     const who = close.length === 2 ? 'Two users match' : `${close.length} users match`;
     return { reason: `${who} almost equally well (${names}${close.length > 3 ? ', ...' : ''}): ask which one is meant.` };
   }
+  const lead = second ? `well ahead of the next match "${second.user.name}" (${second.confidence})` : 'the only match';
   if (milli(top.confidence) < milli(AUTO_ACCEPT_THRESHOLD)) {
+    if (top.typo && top.typo.rivals === 0) {
+      return { accepted: top, reason: `Accepted ${describe(top)}: every query word matches its name up to a typo, no other user's name comes close, and it is ${lead}.` };
+    }
+    if (top.typo) {
+      const others = top.typo.rivals === 1 ? 'another user' : `${top.typo.rivals} other users`;
+      return { reason: `The best match ${describe(top)} matches up to a typo, but ${others} could be meant as well: confirm it is the intended user before using it.` };
+    }
     return {
       reason: `The best match ${describe(top)} is below the auto-accept threshold ${AUTO_ACCEPT_THRESHOLD}: confirm it is the intended user before using it.`,
     };
   }
-  const lead = second
-    ? `well ahead of the next match "${second.user.name}" (${second.confidence})`
-    : 'the only match';
   return { accepted: top, reason: `Accepted ${describe(top)}: ${lead}.` };
+}
+
+/** @internal The fuzzy component for one user (tests compare it with fuse.js itself). */
+export function fuzzyComponent(query: string, user: MatchCandidate): [number, 'name' | 'email'] | undefined {
+  const q = normalizeText(query);
+  if (q.length === 0 || q.length > MAX_FUZZY_QUERY_CHARS) return undefined;
+  return fuzzyScore(new FuzzyQuery(q), new UserIndex([user]).entries[0]!);
 }

@@ -19,6 +19,17 @@ function indexFor(directory: Directory): UserIndex<Candidate> {
   return index;
 }
 
+const ids = new WeakMap<Directory, Set<string>>();
+
+function knownIds(directory: Directory): Set<string> {
+  let known = ids.get(directory);
+  if (!known) {
+    known = new Set(directory.users.map((u) => String(u.id)));
+    ids.set(directory, known);
+  }
+  return known;
+}
+
 function toCandidate(user: Record<string, unknown>): Candidate {
   return { id: String(user.id), name: String(user.name ?? user.summary ?? ''), email: String(user.email ?? ''), raw: user };
 }
@@ -47,13 +58,15 @@ export default incidentOpsTool({
   ),
   handler: async (args, { deps, signal, progress }) => {
     const directory = await deps.directory.get(signal, reportPages(progress, 'the user directory'));
-    let ranked = rankUsers(args.query, indexFor(directory));
+    const index = indexFor(directory);
+    let ranked = rankUsers(args.query, index);
     if (directory.truncated) {
-      // Beyond the platform's 10,000 offset cap: let the API's own name search find the rest.
+      // Beyond the platform's 10,000 offset cap: let the API's own name search find the rest,
+      // ranked together with the cached directory (scores do not depend on the other users).
       const extra = await deps.api.listPage('/users', 'users', { query: args.query, limit: 100, offset: 0 }, signal);
-      const known = new Set(directory.users.map((u) => String(u.id)));
-      const merged = [...directory.users, ...extra.items.filter((u) => !known.has(String(u.id)))];
-      ranked = rankUsers(args.query, merged.map(toCandidate));
+      const known = knownIds(directory);
+      const unknown = extra.items.filter((u) => !known.has(String(u.id)));
+      if (unknown.length > 0) ranked = rankUsers<Candidate>(args.query, [index, createUserIndex(unknown.map(toCandidate))]);
     }
     const matches = ranked.map((m) => ({ ...shapeUser(m.user.raw), id: m.user.id, confidence: m.confidence, matched_on: m.matched_on }));
     const decision = args.auto_accept_matches ? chooseAutoAccept(ranked) : undefined;
