@@ -97,6 +97,8 @@ async function capture(endpoint: string, headers: Record<string, string>, name: 
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
+let firstError: string | undefined;
+
 /** One replayed call; true when it answered a tool result that is no error. */
 function callOnce(call: Captured): Promise<boolean> {
   return new Promise((resolve) => {
@@ -105,11 +107,16 @@ function callOnce(call: Captured): Promise<boolean> {
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString();
-        resolve(res.statusCode === 200 && text.includes('"result"') && !text.includes('"isError":true'));
+        const ok = res.statusCode === 200 && text.includes('"result"') && !text.includes('"isError":true');
+        if (!ok) firstError ??= `HTTP ${res.statusCode}: ${text.slice(0, 600)}`;
+        resolve(ok);
       });
       res.on('error', () => resolve(false));
     });
-    req.on('error', () => resolve(false));
+    req.on('error', (error) => {
+      firstError ??= String(error);
+      resolve(false);
+    });
     req.end(call.body);
   });
 }
@@ -206,7 +213,7 @@ export async function runHttpBench(): Promise<void> {
       );
     }
     const failed = figures.filter((f) => f.t.errors > 0);
-    if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}`);
+    if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}; the first: ${firstError}`);
   } finally {
     agent.destroy();
     // Server processes leave when their IPC channel closes (so that a CPU profile gets written).
