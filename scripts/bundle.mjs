@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm run build`, second step: bundles the CLI with esbuild into dist/cli.js (the `toolservers`
+// command) plus dist/chunks/, replacing tsc's unbundled dist/cli.js. One file per part loads much
+// faster than hundreds of modules (zod alone is ~100 files): see bench/cold-start.ts.
+// Code splitting keeps the CLI's lazy imports lazy: each server, the sandbox, sign-in and the
+// tokenizer are chunks loaded only by the commands that use them. Source maps sit beside each file
+// (run with `node --enable-source-maps` for stack traces in the TypeScript sources).
+// Tests import the unbundled build/ (tsconfig.test.json); test/bundle.test.ts checks this bundle.
+import { chmodSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
+
+await build({
+  entryPoints: { cli: path.join(root, 'src', 'cli.ts') },
+  outdir: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  // CommonJS dependencies inside an ES module bundle call require(): give them Node's.
+  banner: { js: "import { createRequire as __toolserversCreateRequire } from 'node:module'; const require = __toolserversCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+chmodSync(path.join(dist, 'cli.js'), 0o755);

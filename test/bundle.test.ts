@@ -1,0 +1,77 @@
+/**
+ * The shipped `toolservers` command is the esbuild bundle in dist/cli.js (`npm run build`); every
+ * other test runs the unbundled build/. This one checks the bundle does what the unbundled CLI does:
+ * the same tools/list for each server, a call that validates a request body (Ajv, loaded at run
+ * time) against the in-process sandbox, and the package version.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../src/core/logger.js';
+import { listTools } from '../src/core/registry.js';
+import { PACKAGE_VERSION, SERVERS } from '../src/servers.js';
+
+const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli.js');
+const home = mkdtempSync(path.join(tmpdir(), 'toolservers-bundle-'));
+after(() => rmSync(home, { recursive: true, force: true }));
+const env = { PATH: process.env.PATH ?? '', HOME: home, TOOLSERVERS_CREDENTIALS_FILE: path.join(home, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn', INCIDENTOPS_ACCESS_TOKEN: 'dummy', CANVASAPI_ACCESS_TOKEN: 'dummy' };
+
+function run(args: string[], input?: string, until?: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUNDLE, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (until?.(stdout)) child.stdin.end();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin.write(input);
+    else child.stdin.end();
+  });
+}
+
+const LIST =
+  [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bundle-test', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  ]
+    .map((message) => JSON.stringify(message))
+    .join('\n') + '\n';
+
+describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : 'dist/cli.js is not built (npm run build)' }, () => {
+  it('prints the package version', async () => {
+    const result = await run(['--version']);
+    assert.equal(result.stdout.trim(), PACKAGE_VERSION);
+  });
+
+  for (const entry of SERVERS) {
+    it(`serves the same tools/list as the unbundled ${entry.name} server`, async () => {
+      const result = await run([entry.id], LIST, (out) => out.includes('"id":2'));
+      const line = result.stdout.split('\n').find((l) => l.includes('"id":2'));
+      assert.ok(line, `no tools/list answer; stderr: ${result.stderr}`);
+      const listed = (JSON.parse(line) as { result: { tools: unknown[] } }).result.tools;
+      assert.deepEqual(listed, JSON.parse(JSON.stringify(listTools(entry.create({}, { logger: silentLogger })))));
+    });
+  }
+
+  it('validates a request body with Ajv and calls the sandbox', async () => {
+    const refused = await run(['call', 'CanvasApi.CreateCanvasBoard', '{"mode":"execute","request_body":{"name":7}}', '--sandbox']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /request_body\.name: must be of type string/);
+    const created = await run(['call', 'CanvasApi.CreateCanvasBoard', '{"mode":"execute","request_body":{"name":"From the bundle"}}', '--sandbox']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((JSON.parse(created.stdout) as { name?: string }).name, 'From the bundle');
+  });
+});
