@@ -13,6 +13,7 @@ import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import { startSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
+import { runHttpBench } from './http.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
@@ -118,6 +119,9 @@ async function main(): Promise<void> {
   const rss = process.memoryUsage().rss;
   console.log(`\nmemory: rss ${(rss / 1048576).toFixed(0)} MiB (was ${(rssBefore / 1048576).toFixed(0)} MiB at start; includes the sandbox)`);
   await sandbox.close();
+
+  console.log('\nHTTP against the bare SDK floor (interleaved, servers in child processes):');
+  await runHttpBench();
 }
 
 main().catch((error: unknown) => {
