@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { ToolError } from '../core/errors.js';
 import { raceAbort } from '../core/upstream.js';
-import type { IncidentOpsApi, PageProgress } from './api.js';
+import { API_PAGE_SIZE, type IncidentOpsApi, type PageProgress } from './api.js';
 
 type Json = Record<string, unknown>;
 
@@ -15,6 +15,10 @@ export const DIRECTORY_TTL_MS = 5 * 60_000;
  * At 50 ms per request the directory loads in about 0.35-0.5 s (four at a time: 1.3-1.8 s).
  */
 export const DIRECTORY_CONCURRENCY = 16;
+/** Parallel page requests at the start; one more per full page received, up to DIRECTORY_CONCURRENCY. */
+export const DIRECTORY_INITIAL_CONCURRENCY = 4;
+/** The platform's offset cap: no page starts at or beyond it. */
+const OFFSET_CAP = 10_000;
 
 export interface Directory {
   users: Json[];
@@ -52,8 +56,7 @@ export class UserDirectory {
       const tell: PageProgress = (fetched, total) => {
         for (const listener of listeners) listener(fetched, total);
       };
-      this.inflight = this.api
-        .listAll('/users', 'users', {}, controller.signal, { concurrency: DIRECTORY_CONCURRENCY, onProgress: tell })
+      this.inflight = fetchDirectory(this.api, controller.signal, tell)
         .then(({ items, truncated, total }) => {
           const directory: Directory = { users: items, truncated, fetchedAt: this.now(), ...(total !== undefined ? { total } : {}) };
           this.cached = directory;
@@ -78,4 +81,71 @@ export class UserDirectory {
   clear(): void {
     this.cached = undefined;
   }
+}
+
+/**
+ * Every user, 100 per request: the first page asks for the total, the others follow in parallel,
+ * 4 at first and one more per full page received, up to DIRECTORY_CONCURRENCY (slow start: a
+ * platform whose total is wrong costs a handful of requests, not 16). The first page that comes
+ * back empty ends the walk: pages after it are not asked for, nor kept. Stops at the offset cap
+ * (`truncated` then says so).
+ */
+async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
+  const page = (offset: number, extra: Record<string, string | number | boolean> = {}) =>
+    api.listPage('/users', 'users', { ...extra, limit: API_PAGE_SIZE, offset }, signal);
+  const first = await page(0, { total: true });
+  if (!first.more || first.items.length === 0 || first.total === undefined) {
+    if (!first.more || first.items.length === 0) {
+      onProgress(1, 1);
+      return { items: first.items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
+    }
+    // No total: one page after another.
+    return api.listAll('/users', 'users', {}, signal, { onProgress });
+  }
+  const total = first.total;
+  const offsets: number[] = [];
+  for (let offset = API_PAGE_SIZE; offset < Math.min(total, OFFSET_CAP); offset += API_PAGE_SIZE) offsets.push(offset);
+  const pagesTotal = offsets.length + 1;
+  const pages = new Map<number, Json[]>();
+  let fetched = 1;
+  onProgress(fetched, pagesTotal);
+  let emptyAt = Number.POSITIVE_INFINITY;
+  let limit = DIRECTORY_INITIAL_CONCURRENCY;
+  let next = 0;
+  let running = 0;
+  await new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const launch = (): void => {
+      while (!failed && running < limit && next < offsets.length && offsets[next]! < emptyAt) {
+        const offset = offsets[next++]!;
+        running++;
+        page(offset).then(
+          (result) => {
+            running--;
+            if (result.items.length === 0) emptyAt = Math.min(emptyAt, offset);
+            else {
+              pages.set(offset, result.items);
+              if (result.items.length === API_PAGE_SIZE) limit = Math.min(DIRECTORY_CONCURRENCY, limit + 1);
+            }
+            onProgress(++fetched, pagesTotal);
+            launch();
+            if (running === 0) resolve();
+          },
+          (error: unknown) => {
+            failed = true;
+            reject(error);
+          },
+        );
+      }
+      if (running === 0) resolve();
+    };
+    launch();
+  });
+  const items = [...first.items];
+  for (const offset of offsets) {
+    if (offset >= emptyAt) break;
+    items.push(...(pages.get(offset) ?? []));
+  }
+  const truncated = emptyAt === Number.POSITIVE_INFINITY && total > OFFSET_CAP;
+  return { items: items.slice(0, OFFSET_CAP), truncated, total };
 }
