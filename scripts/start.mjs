@@ -21,6 +21,9 @@ if (!existsSync(entry) || newestMtime(path.join(root, 'src')) > statSync(entry).
   console.error('Building toolservers...');
   const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
+  // As `npm run build`: dist/cli.js becomes the bundled CLI.
+  const bundle = spawnSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' });
+  if (bundle.status !== 0) process.exit(bundle.status ?? 1);
 }
 
 const args = process.argv.slice(2);
