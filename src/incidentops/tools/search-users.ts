@@ -43,7 +43,7 @@ export default incidentOpsTool({
   toolset: 'users',
   input: z.strictObject({
     query: z.string().trim().min(1).refine((query) => query.length <= 200, { message: 'must be at most 200 characters' }).describe('Name or e-mail fragment.'),
-    auto_accept_matches: z.boolean().default(false).describe(`Accept the best match if its confidence is ${AUTO_ACCEPT_THRESHOLD}+ and ${AUTO_ACCEPT_MARGIN} ahead of the next.`),
+    auto_accept_matches: z.boolean().default(false).describe(`Accept the best match when ${AUTO_ACCEPT_MARGIN} ahead of the next and ${AUTO_ACCEPT_THRESHOLD}+, or the only name a typo away.`),
   }),
   output: checkedOutput(
     z.object({
