@@ -18,7 +18,8 @@
 import { ToolError, type ToolErrorKind } from '../errors.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { resolveClient, type OAuthClientSettings, type ResolvedClient, type ValueSource } from './client.js';
-import { OAuthError, refreshTokenSet, type ClientAuthMethod, type OAuthEndpoints } from './oauth.js';
+import type { ClientAuthMethod, OAuthEndpoints } from './oauth.js';
+import { OAuthError } from './oauth-error.js';
 import { printable } from './printable.js';
 import { CredentialStoreError, type FileTokenStore, type StoredCredential } from './token-store.js';
 
@@ -467,6 +468,8 @@ export class CredentialSource {
           return current;
         }
         try {
+          // The OAuth client loads only when a renewal is due: a server start does not pay for it.
+          const { refreshTokenSet } = await import('./oauth.js');
           const set = await refreshTokenSet(client.endpoints, usable.refreshToken, {
             clientAuth: client.clientAuth,
             now: this.now,

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { resolveClient, type OAuthClientSettings } from './client.js';
 import { CredentialSource, type CredentialDescription } from './credential-source.js';
 import { sourceCredentials, type Credentials } from './credentials.js';
-import { loginWithBrowser, revokeToken, type LoginOptions, type OAuthEndpoints } from './oauth.js';
+import type { LoginOptions, OAuthEndpoints } from './oauth.js';
 import { printable, printableOrUndefined } from './printable.js';
 import { CredentialStoreError, type FileTokenStore, type StoredCredential } from './token-store.js';
 
@@ -104,6 +104,8 @@ export async function signIn(auth: PlatformAuth, store: FileTokenStore, options:
   }
   await withPlatformAdvice(auth, () => store.checkWritable(auth.platform));
   const now = options.now ?? Date.now;
+  // The OAuth client (and the browser opener) load only for a sign-in, not for every server start.
+  const { loginWithBrowser } = await import('./oauth.js');
   const tokens = await loginWithBrowser(endpoints, { ...options, now });
   const account = printableAccount(await auth.lookupAccount(tokens.accessToken));
   const credential: StoredCredential = {
@@ -196,6 +198,7 @@ async function revokeStored(
   // RFC 7009: revoking the refresh token ends the whole grant; the whiteboard platform revokes by access token.
   const token = auth.revokeStyle === 'rfc7009' ? stored.refreshToken ?? stored.accessToken : stored.accessToken;
   try {
+    const { revokeToken } = await import('./oauth.js');
     await revokeToken(endpoints, token, { style: auth.revokeStyle, timeoutMs: options.timeoutMs ?? 15_000, ...(options.fetch ? { fetch: options.fetch } : {}) });
     return { revoked: true };
   } catch (error) {

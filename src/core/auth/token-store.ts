@@ -28,7 +28,6 @@ import { chmod, lstat, mkdir, open, readlink, rename, unlink, type FileHandle } 
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import envPaths from 'env-paths';
-import lockfile from 'proper-lockfile';
 import { isRecord } from '../json.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { printable } from './printable.js';
@@ -454,6 +453,8 @@ export class FileTokenStore {
     const deadline = Date.now() + this.lockTimeoutMs;
     for (;;) {
       try {
+        // Loaded on the first write: reading a sign-in needs no lock.
+        const { default: lockfile } = await import('proper-lockfile');
         const release = await lockfile.lock(this.file, {
           realpath: false,
           lockfilePath: this.lockPath,
