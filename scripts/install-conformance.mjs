@@ -19,8 +19,9 @@ const say = (message) => process.stderr.write(`conformance runner: ${message}\n`
 
 // `prepare` also runs before `npm pack` and `npm publish`, and a production install wants no test tools.
 if (['pack', 'publish'].includes(process.env.npm_command ?? '')) process.exit(0);
-if ((process.env.npm_config_omit ?? '').split(/[\s,]+/).includes('dev') || process.env.NODE_ENV === 'production') {
-  say('skipped (production install)');
+// A global install (`npm install -g .`) is a user installing the CLI, not a developer running tests.
+if ((process.env.npm_config_omit ?? '').split(/[\s,]+/).includes('dev') || process.env.NODE_ENV === 'production' || process.env.npm_config_global === 'true') {
+  say('skipped (production or global install)');
   process.exit(0);
 }
 if (!existsSync(path.join(runnerDir, 'package-lock.json'))) process.exit(0);
