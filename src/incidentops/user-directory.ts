@@ -16,7 +16,7 @@ export const DIRECTORY_TTL_MS = 5 * 60_000;
  */
 export const DIRECTORY_CONCURRENCY = 16;
 /** Parallel page requests at the start; one more per full page received, up to DIRECTORY_CONCURRENCY. */
-export const DIRECTORY_INITIAL_CONCURRENCY = 4;
+export const DIRECTORY_INITIAL_CONCURRENCY = 8;
 /** The platform's offset cap: no page starts at or beyond it. */
 const OFFSET_CAP = 10_000;
 
