@@ -8,9 +8,6 @@
 export const NAME_STYLES = ['contract', 'underscore'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
 
-/** The name patterns of the clients and model APIs that validate tool names. */
-export const PORTABLE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 export function styledName(contractName: string, style: NameStyle): string {
   return style === 'underscore' ? contractName.replace(/\./g, '_') : contractName;
 }

@@ -2,7 +2,7 @@
 import type { PlatformAuth } from '../core/auth/platform-auth.js';
 import { canvasApiAuth } from '../canvasapi/auth.js';
 import { createCanvasApiServer } from '../canvasapi/index.js';
-import { CANVASAPI_ENV, resolveCanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
+import { CANVASAPI_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
 import { CANVASAPI_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
@@ -14,9 +14,9 @@ function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): C
 }
 
 /** CanvasApi sign-in from flags and environment; a token URL set explicitly wins over the one stored with a sign-in. */
-function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>): PlatformAuth {
+function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>, settings?: CanvasApiSettings): PlatformAuth {
   const env = settingsEnv(options);
-  const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
+  settings ??= resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), env);
   return canvasApiAuth(settings, { explicit: { tokenUrl: isSet(input.tokenUrl, env, CANVASAPI_ENV.tokenUrl) } });
 }
 
@@ -26,6 +26,6 @@ export const canvasApiEntry: ServerEntry = {
   auth: (input, options) => canvasApiAuthFor(input, options),
   create(input, options) {
     const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
-    return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuthFor(input, options), options) });
+    return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuthFor(input, options, settings), options) });
   },
 };

@@ -2,7 +2,7 @@
 import type { PlatformAuth } from '../core/auth/platform-auth.js';
 import { incidentOpsAuth } from '../incidentops/auth.js';
 import { createIncidentOpsServer } from '../incidentops/index.js';
-import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from '../incidentops/settings.js';
+import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettings, type IncidentOpsSettingsInput } from '../incidentops/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
 import { INCIDENTOPS_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
@@ -13,9 +13,9 @@ function incidentOpsInput(input: ServerSettingsInput, sandbox?: RunningSandbox):
 }
 
 /** IncidentOps sign-in from flags and environment; endpoints set explicitly win over those stored with a sign-in. */
-function incidentOpsAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>): PlatformAuth {
+function incidentOpsAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions, 'sandbox' | 'env'>, settings?: IncidentOpsSettings): PlatformAuth {
   const env = settingsEnv(options);
-  const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), env);
+  settings ??= resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), env);
   const tokenUrl = isSet(input.tokenUrl, env, INCIDENTOPS_ENV.tokenUrl);
   // A token URL that is set implies its sibling revoke URL (see resolveIncidentOpsSettings).
   return incidentOpsAuth(settings, { explicit: { tokenUrl, revokeUrl: tokenUrl || isSet(undefined, env, INCIDENTOPS_ENV.revokeUrl) } });
@@ -27,6 +27,6 @@ export const incidentOpsEntry: ServerEntry = {
   auth: (input, options) => incidentOpsAuthFor(input, options),
   create(input, options) {
     const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options));
-    return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuthFor(input, options), options) });
+    return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuthFor(input, options, settings), options) });
   },
 };
