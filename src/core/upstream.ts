@@ -29,6 +29,9 @@ import { ConcurrencyLimiter } from './concurrency.js';
 import { isRecord } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
+import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
+
+export { raceAbort, type HeaderLookup } from './http-send.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'PUT' | 'DELETE' | 'POST' | 'PATCH';
 
@@ -103,7 +106,7 @@ export interface UpstreamRequest {
 
 export interface UpstreamResponse<T> {
   status: number;
-  headers: Headers;
+  headers: HeaderLookup;
   /** Parsed JSON, or undefined for 204 / an empty body. */
   data: T;
   /**
@@ -114,6 +117,12 @@ export interface UpstreamResponse<T> {
   alreadyApplied?: boolean;
   /** Says what happened when `alreadyApplied` is set. */
   note?: string;
+}
+
+/** Status and headers of an answer, as hooks see it. */
+export interface AnswerHead {
+  status: number;
+  headers: HeaderLookup;
 }
 
 export interface PlatformErrorInfo {
@@ -211,12 +220,13 @@ export interface UpstreamClientOptions {
   /** Where the TOOLSERVERS_* bounds are read from (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Seconds until a 429 may be retried; default reads `Retry-After`. */
-  retryAfterSeconds?: (response: Response, now: Date) => number | undefined;
+  retryAfterSeconds?: (response: AnswerHead, now: Date) => number | undefined;
   /** Reads the platform's error body (JSON when it parsed, else the raw text). */
-  parseError?: (status: number, body: unknown, headers: Headers) => PlatformErrorInfo;
+  parseError?: (status: number, body: unknown, headers: HeaderLookup) => PlatformErrorInfo;
   /** Overrides the message / next step of an error. */
   describeError?: (ctx: ErrorDescriptionContext) => ErrorDescription | undefined;
   logger?: Logger;
+  /** Sends with this fetch instead of node:http(s) (tests, other runtimes). */
   fetch?: typeof fetch;
   sleep?: SleepFn;
   now?: () => Date;
@@ -334,7 +344,7 @@ export function buildQueryString(query: Record<string, QueryValue | undefined> |
 }
 
 /** Reads the standard `Retry-After` header: delta seconds or an HTTP date. */
-export function defaultRetryAfterSeconds(response: Response, now: Date): number | undefined {
+export function defaultRetryAfterSeconds(response: AnswerHead, now: Date): number | undefined {
   const raw = response.headers.get('retry-after')?.trim();
   if (!raw) return undefined;
   if (/^\d+(?:\.\d+)?$/.test(raw)) return Math.ceil(Number(raw));
@@ -368,30 +378,6 @@ export function isJsonContentType(contentType: string | null): boolean {
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return sleepFor(ms, undefined, signal ? { signal } : undefined);
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (even if the promise ignores it). */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason ?? new Error('aborted'));
-    if (signal.aborted) {
-      promise.catch(() => undefined);
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The `code` of a fetch failure: `error.cause.code`, searching nested causes / AggregateErrors. */
@@ -461,51 +447,6 @@ function formatBytes(bytes: number): string {
   return bytes.toLocaleString('en-US');
 }
 
-interface CappedBody {
-  /** What was read, up to the cap (empty when an overflowing body was not kept). */
-  bytes: Buffer;
-  /** True when the body went on past the cap and reading was abandoned. */
-  overflow: boolean;
-}
-
-/**
- * Reads a body as a stream, never holding more than `limit` bytes: past it the stream is
- * cancelled (which frees the connection). Abort of `signal` cancels it as well.
- */
-async function readCapped(response: Response, limit: number, signal: AbortSignal, keepOnOverflow: boolean): Promise<CappedBody> {
-  const stream = response.body;
-  if (!stream) return { bytes: Buffer.alloc(0), overflow: false };
-  const reader = stream.getReader();
-  const cancel = (reason?: unknown): void => void reader.cancel(reason).catch(() => undefined);
-  // An abort cancels the read (fetch implementations that ignore the signal included); the check
-  // after each read turns the cancelled read into the abort, never into a short body.
-  const onAbort = (): void => cancel(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
-      const { done, value } = await reader.read();
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
-      if (done) return { bytes: chunks.length === 1 && chunks[0] !== undefined ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, size) : Buffer.concat(chunks, size), overflow: false };
-      if (size + value.byteLength > limit) {
-        cancel();
-        if (!keepOnOverflow) return { bytes: Buffer.alloc(0), overflow: true };
-        chunks.push(value.subarray(0, limit - size));
-        return { bytes: Buffer.concat(chunks, limit), overflow: true };
-      }
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch (error) {
-    cancel();
-    throw error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
-
 const utf8 = new TextDecoder('utf-8');
 
 /** A header name as fetch accepts it (an RFC 9110 token). */
@@ -525,8 +466,8 @@ function debugEnabled(logger: Logger): boolean {
 type FailureKind = 'cancelled' | 'timeout' | 'network_error';
 
 type AttemptOutcome =
-  | { type: 'response'; response: Response; text: string; sentAt: number }
-  | { type: 'too_large'; response: Response; limit: number; declared?: number }
+  | { type: 'response'; response: AnswerHead; text: string; sentAt: number }
+  | { type: 'too_large'; response: AnswerHead; limit: number; declared?: number }
   | {
       type: 'failure';
       kind: FailureKind;
@@ -564,7 +505,7 @@ export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly platformName: string;
   private readonly options: UpstreamClientOptions;
-  private readonly fetchImpl: typeof fetch;
+  private readonly send: Send;
   private readonly sleepImpl: SleepFn;
   private readonly now: () => Date;
   private readonly random: () => number;
@@ -583,8 +524,6 @@ export class UpstreamClient {
   private notBefore = 0;
   /** The default headers with lower-case names, once checked. */
   private defaultHeaders: Record<string, string> | undefined;
-  /** The runtime's fetch aborts on its signal by itself; an injected one may not. */
-  private readonly fetchHonoursSignal: boolean;
   /** Doubling level of the wait after 429s without a usable reset time; -1 when the last answer was no 429. */
   private rateLimitLevel = -1;
   /** End of the latest such wait: a 429 for a request sent before it belongs to the same burst. */
@@ -611,8 +550,7 @@ export class UpstreamClient {
       });
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.fetchHonoursSignal = options.fetch === undefined;
+    this.send = options.fetch ? fetchSend(options.fetch, false) : nodeSend;
     this.sleepImpl = options.sleep ?? defaultSleep;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
@@ -681,7 +619,7 @@ export class UpstreamClient {
 
     for (let attempt = 1; ; attempt += 1) {
       const retriesLeft = attempt <= this.maxRetries;
-      const outcome = await this.attemptInTurn(url, { method, headers, body, redirect: 'manual' }, ctx, attempt, waitedUntil);
+      const outcome = await this.attemptInTurn(url, { method, headers, body }, ctx, attempt, waitedUntil);
       waitedUntil = undefined;
 
       if (outcome.type === 'failure') {
@@ -788,7 +726,7 @@ export class UpstreamClient {
    * second; otherwise a backoff that starts at `minBackoffMs` (≥ 1 s) and doubles while 429s
    * keep coming for requests sent after the previous wait ended (one burst counts once).
    */
-  private rateLimitWait(response: Response, sentAt: number): number {
+  private rateLimitWait(response: AnswerHead, sentAt: number): number {
     const seconds = this.readRetryAfter(response);
     if (seconds !== undefined && seconds >= 1) return seconds * 1000;
     if (this.rateLimitLevel < 0) this.rateLimitLevel = 0;
@@ -804,7 +742,7 @@ export class UpstreamClient {
    */
   private async attemptInTurn(
     url: string,
-    init: RequestInit,
+    init: SendInit,
     ctx: RequestContext,
     attempt: number,
     waitedUntil: number | undefined,
@@ -917,7 +855,7 @@ export class UpstreamClient {
    * One attempt: one AbortController and one timer (cleared when the attempt ends, whatever the
    * outcome), the caller's signal forwarded into it; nothing outlives the attempt.
    */
-  private async attempt(url: string, init: RequestInit, ctx: RequestContext, attempt: number): Promise<AttemptOutcome> {
+  private async attempt(url: string, init: SendInit, ctx: RequestContext, attempt: number): Promise<AttemptOutcome> {
     const callerSignal = ctx.req.signal;
     const controller = new AbortController();
     const signal = controller.signal;
@@ -957,11 +895,9 @@ export class UpstreamClient {
     };
 
     try {
-      let response: Response;
+      let response: SentAnswer;
       try {
-        const pending = this.fetchImpl(url, { ...init, signal });
-        // The platform's fetch honours the signal; an injected one may not, so it is raced.
-        response = await (this.fetchHonoursSignal ? pending : raceAbort(pending, signal));
+        response = await this.send(url, init, signal);
       } catch (error) {
         return fail(error, 'connect');
       }
@@ -970,13 +906,14 @@ export class UpstreamClient {
       const lengthHeader = response.headers.get('content-length');
       const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
       if (ok && declared !== undefined && declared > limit) {
-        void response.body?.cancel().catch(() => undefined);
+        response.discard();
         if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
         return { type: 'too_large', response, limit, declared };
       }
       let read: CappedBody;
       try {
-        read = await readCapped(response, limit, signal, !ok);
+        read = await response.read(limit, !ok);
+        if (signal.aborted) throw signal.reason;
       } catch (error) {
         return fail(error, 'body', response.status);
       }
@@ -1022,7 +959,7 @@ export class UpstreamClient {
     }
   }
 
-  private readRetryAfter(response: Response): number | undefined {
+  private readRetryAfter(response: AnswerHead): number | undefined {
     let seconds: number | undefined;
     try {
       seconds = (this.options.retryAfterSeconds ?? defaultRetryAfterSeconds)(response, this.now());
@@ -1038,7 +975,7 @@ export class UpstreamClient {
     return ctx.effect ? `${ctx.req.method} request (${ctx.effect})` : `${ctx.req.method} request`;
   }
 
-  private parseSuccess(response: Response, text: string, ctx: RequestContext, attempt: number): unknown {
+  private parseSuccess(response: AnswerHead, text: string, ctx: RequestContext, attempt: number): unknown {
     if (response.status === 204 || response.status === 205 || text.trim() === '') return undefined;
     try {
       return JSON.parse(text) as unknown;
@@ -1076,7 +1013,7 @@ export class UpstreamClient {
   }
 
   private httpFailure(
-    response: Response,
+    response: AnswerHead,
     text: string,
     ctx: RequestContext,
     attempt: number,
