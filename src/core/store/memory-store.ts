@@ -1,0 +1,90 @@
+import type { SharedStore } from './store.js';
+
+interface Entry {
+  value: string | Set<string>;
+  /** Epoch ms; Infinity when it never expires. */
+  expiresAt: number;
+}
+
+/** The embedded store: one process, nothing to set up. Expired entries are dropped when touched and by a sweep. */
+export class MemoryStore implements SharedStore {
+  readonly kind = 'memory';
+  private readonly entries = new Map<string, Entry>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private expiry(ttlMs: number | undefined): number {
+    return ttlMs === undefined ? Number.POSITIVE_INFINITY : this.now() + ttlMs;
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    const value = this.live(key)?.value;
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+    return true;
+  }
+
+  async take(key: string): Promise<string | undefined> {
+    const value = this.live(key)?.value;
+    this.entries.delete(key);
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async delete(...keys: string[]): Promise<void> {
+    for (const key of keys) this.entries.delete(key);
+  }
+
+  async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {
+    const entry = this.live(key);
+    const set = entry && entry.value instanceof Set ? entry.value : new Set<string>();
+    set.add(member);
+    this.entries.set(key, { value: set, expiresAt: ttlMs === undefined ? entry?.expiresAt ?? Number.POSITIVE_INFINITY : this.expiry(ttlMs) });
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    const value = this.live(key)?.value;
+    return value instanceof Set ? [...value] : [];
+  }
+
+  async raiseTo(key: string, value: number, ttlMs?: number): Promise<number> {
+    const current = Number(await this.get(key));
+    if (Number.isFinite(current) && current >= value) return current;
+    await this.set(key, String(value), ttlMs);
+    return value;
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.entries.clear();
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * What replicas of one deployment share: issued MCP tokens and registered clients, each user's
+ * platform tokens (encrypted by the caller before they get here), the SearchUsers directory
+ * cache and rate-limit state. Two implementations: memory-store.ts (embedded, one process) and
+ * the Redis one. Values are strings; keys are namespaced by the caller (`oauth:…`, `cache:…`).
+ * Every operation is atomic on its own, so replicas never need sticky sessions.
+ */
+export interface SharedStore {
+  /** `memory` or `redis`, for /ready and logs. */
+  readonly kind: string;
+  get(key: string): Promise<string | undefined>;
+  /** Sets the value; `ttlMs` makes it expire (none: kept until deleted). */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when the key is absent; true when it was set (locks, one-time records). */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  /** Reads and deletes in one step: of two concurrent takers only one gets the value (codes, one-time tokens). */
+  take(key: string): Promise<string | undefined>;
+  delete(...keys: string[]): Promise<void>;
+  /** Adds a member to the set at `key`; `ttlMs` (re)sets the whole set's expiry. */
+  addToSet(key: string, member: string, ttlMs?: number): Promise<void>;
+  setMembers(key: string): Promise<string[]>;
+  /** Raises the number at `key` to `value` if it is lower or absent (shared "not before" times); returns the result. */
+  raiseTo(key: string, value: number, ttlMs?: number): Promise<number>;
+  /** Whether the store answers now (for /ready). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
