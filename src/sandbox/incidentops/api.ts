@@ -163,6 +163,11 @@ class Query {
   }
 }
 
+/** A handler's answer already encoded as JSON. */
+class RawJson {
+  constructor(readonly text: string) {}
+}
+
 function paginate<T>(key: string, items: readonly T[], page: { limit: number; offset: number; total: boolean }, render: (item: T) => unknown): unknown {
   const slice = items.slice(page.offset, page.offset + page.limit);
   return {
@@ -257,6 +262,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
   const data = generateDataset({ now: clock().getTime(), seed: options.seed, users: options.users });
   // Lists are served in a stable order: users/teams/services/policies/schedules by name.
   const sortedUsers = data.users.slice().sort(byName);
+  const renderedUsers = new Map<string, Map<string, string>>();
   const sortedTeams = data.teams.slice().sort(byName);
   const sortedServices = data.services.slice().sort(byName);
   const sortedPolicies = data.policies.slice().sort(byName);
@@ -296,9 +302,21 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     q.enumList('include[]', INCLUDE.users); // validated; team/contact references are kept as references
     const page = q.page();
     const teams = q.ids('team_ids[]');
-    const users = nameFilter(sortedUsers, q.one('query')).filter((u) => intersectsAny(u.teamIds, teams));
+    const named = nameFilter(sortedUsers, q.one('query'));
+    const users = teams === null ? named : named.filter((u) => intersectsAny(u.teamIds, teams));
+    // Users never change: each one's JSON is rendered once per base URL, so that a client walking
+    // the whole directory in parallel is not held up by the emulator's own CPU.
+    let rendered = renderedUsers.get(ctx.baseUrl);
+    if (!rendered) renderedUsers.set(ctx.baseUrl, (rendered = new Map()));
     const r = ctx.renderer(null);
-    return paginate('users', users, page, (u) => r.user(u));
+    const slice = users.slice(page.offset, page.offset + page.limit);
+    const parts = slice.map((u) => {
+      let text = rendered.get(u.id);
+      if (text === undefined) rendered.set(u.id, (text = JSON.stringify(r.user(u))));
+      return text;
+    });
+    const more = page.offset + slice.length < users.length;
+    return new RawJson(`{"users":[${parts.join(',')}],"limit":${page.limit},"offset":${page.offset},"more":${more},"total":${page.total ? users.length : null}}`);
   }
 
   // ---------------------------------------------------------------- on-calls
@@ -673,7 +691,9 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
             return r;
           },
         };
-        return { status: 200, body: route.handler(ctx, params) };
+        const body = route.handler(ctx, params);
+        if (body instanceof RawJson) return { status: 200, text: body.text, headers: { 'content-type': 'application/json; charset=utf-8' } };
+        return { status: 200, body };
       }
       throw notFound();
     } catch (err) {
