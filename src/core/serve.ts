@@ -135,6 +135,9 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     });
   });
 
+  // Idle keep-alive connections outlive a load balancer's (nginx, cloud LBs: 60 s), so that it
+  // never sends a request onto a connection this server is closing.
+  http.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {
