@@ -4,7 +4,7 @@
  * Calls go through the same validation as direct calls; reads and writes have separate call
  * tools so a client's annotation-based approval still tells them apart.
  */
-import Fuse from 'fuse.js';
+import type Fuse from 'fuse.js';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { isRecord } from './json.js';
@@ -75,7 +75,9 @@ export function metaTools(view: ToolView): AnyToolDefinition[] {
       output: z.looseObject({}),
       hints: LOCAL_READ,
       handler: async (args) => {
-        index ??= new Fuse(view.selected.tools as AnyToolDefinition[], {
+        // fuse.js loads with the first search: servers that never search start without it.
+        const { default: FuseIndex } = await import('fuse.js');
+        index ??= new FuseIndex(view.selected.tools as AnyToolDefinition[], {
           keys: [
             { name: 'name', weight: 3 },
             { name: 'title', weight: 3 },
