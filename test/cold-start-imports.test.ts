@@ -66,6 +66,9 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
   ['the HTTP adapter', /node_modules\/@modelcontextprotocol\/node\/|node_modules\/hono\//],
   ['Ajv formats', /node_modules\/ajv-formats\//],
   ['the tokenizer', /node_modules\/js-tiktoken\//],
+  ['the OAuth authorization server', /node_modules\/(oidc-provider|koa)\//],
+  ['the Redis client', /node_modules\/ioredis\//],
+  ['the metrics library', /node_modules\/prom-client\//],
 ];
 
 describe('cold start loads only what the command uses', () => {
@@ -82,6 +85,7 @@ describe('cold start loads only what the command uses', () => {
     const { modules, tools } = await modulesLoadedBy('canvasapi');
     assert.equal(tools, 139);
     assert.ok(modules.some((m) => m.includes('/src/canvasapi/catalogue.js')), 'the preload recorded the server itself');
+    assert.deepEqual(modules.filter((m) => /node_modules\/fuse\.js\//.test(m)), [], 'fuse.js loads with the first FindTools search only');
     assert.deepEqual(modules.filter((m) => /\/src\/incidentops\//.test(m) && !m.endsWith('/src/incidentops/settings.js')), []);
     for (const [what, pattern] of ALWAYS_ABSENT) assert.deepEqual(modules.filter((m) => pattern.test(m)), [], `${what} must not be loaded`);
   });
