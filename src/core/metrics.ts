@@ -88,10 +88,20 @@ export function startMetrics(): Metrics {
     calls.inc();
     series.duration.observe(event.seconds);
   };
+  type UpstreamSeries = { duration: promClient.Histogram.Internal<'platform' | 'method'>; answers: Map<number | undefined, promClient.Counter.Internal> };
+  const upstreamSeries = new Map<string, UpstreamSeries>();
   const onUpstreamAnswer = (event: UpstreamAnswerEvent): void => {
-    upstreamDuration.labels(event.platform, event.method).observe(event.seconds);
-    if (event.failure !== undefined) upstreamFailures.labels(event.platform, event.method, failureReason(event.failure, seenReasons)).inc();
-    else upstreamRequests.labels(event.platform, event.method, statusLabel(event.status)).inc();
+    const key = `${event.platform}\u0000${event.method}`;
+    let series = upstreamSeries.get(key);
+    if (!series) upstreamSeries.set(key, (series = { duration: upstreamDuration.labels(event.platform, event.method), answers: new Map() }));
+    series.duration.observe(event.seconds);
+    if (event.failure !== undefined) {
+      upstreamFailures.labels(event.platform, event.method, failureReason(event.failure, seenReasons)).inc();
+      return;
+    }
+    let answers = series.answers.get(event.status);
+    if (!answers) series.answers.set(event.status, (answers = upstreamRequests.labels(event.platform, event.method, statusLabel(event.status))));
+    answers.inc();
   };
   const onRateLimitWait = (event: RateLimitWaitEvent): void => {
     rateLimitWaits.labels(event.platform).inc();
