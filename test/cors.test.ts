@@ -111,7 +111,7 @@ describe('CORS for browser clients', () => {
     }
   });
 
-  it('lets an allowed origin read error answers: 401 with WWW-Authenticate exposed, 404', async () => {
+  it('lets an allowed origin read every answer: 401 with WWW-Authenticate exposed, 404, the probes', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
     const unauthorized = await fetch(endpoint, { method: 'POST', body, headers: { origin: LOOPBACK_ORIGIN, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
     assert.equal(unauthorized.status, 401);
@@ -125,6 +125,14 @@ describe('CORS for browser clients', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.headers.get('access-control-allow-origin'), ALLOWED_ORIGIN);
     await missing.text();
+
+    // The probes are routes like any other.
+    for (const probe of ['/health', '/ready']) {
+      const answer = await fetch(`${http.url}${probe}`, { headers: { origin: LOOPBACK_ORIGIN } });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('access-control-allow-origin'), LOOPBACK_ORIGIN, probe);
+      await answer.text();
+    }
   });
 
   it('serves a whole MCP session from an allowed origin with CORS headers on every answer', async () => {

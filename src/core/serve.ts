@@ -112,11 +112,17 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
 
   /**
    * What every request goes through, whatever its route (routes added later included): a request
-   * ID, then the probes, then the Host and Origin checks and CORS. True when it may be routed.
+   * ID (set by the caller), the Host and Origin checks, CORS, then the probes. True when it may be routed.
    */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    // Probes come before the Host check: orchestrators probe by address (Host: 10.0.0.7:3000),
-    // and they reveal nothing a rebinding page could use.
+    // Probes skip the Host check: orchestrators probe by address (Host: 10.0.0.7:3000), and the
+    // probes reveal nothing a DNS-rebinding page could use.
+    const probePath = path === '/health' || path === '/ready';
+    if ((!probePath && !validateHost(req, res)) || !validateOrigin(req, res)) {
+      logger.warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
+      return false;
+    }
+    if (cors.apply(req, res)) return false;
     if (path === '/health') {
       probe.health(res);
       return false;
@@ -125,11 +131,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       probe.ready(res).catch((error: unknown) => failed(res, error));
       return false;
     }
-    if (!validateHost(req, res) || !validateOrigin(req, res)) {
-      logger.warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
-      return false;
-    }
-    return !cors.apply(req, res);
+    return true;
   };
 
   const failed = (res: ServerResponse, error: unknown): void => {
