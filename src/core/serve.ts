@@ -111,8 +111,8 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const metrics = options.metrics ? await import('./metrics.js').then((module) => ({ module, running: module.startMetrics(), key: options.metrics?.key })) : undefined;
 
   /**
-   * What every request goes through, whatever its route (routes added later included): a request
-   * ID (set by the caller), the Host and Origin checks, CORS, then the probes. True when it may be routed.
+   * What every request goes through, whatever its route (routes added later included), once its
+   * request ID is set: the Host and Origin checks, CORS, then the probes. True when it may be routed.
    */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     // Probes skip the Host check: orchestrators probe by address (Host: 10.0.0.7:3000), and the
