@@ -3,7 +3,7 @@
  * `node http-child.js <floor|incidentops|canvasapi> <sandbox url> <credentials file>`.
  * Prints `READY <endpoint url>`; answers the IPC message `cpu` with process.cpuUsage().
  * The tool servers use the stored sign-in in the given credentials file (as after `toolservers
- * login`), through the same serveOverHttp as `toolservers <id> --http`.
+ * login`), through the same serveOverHttp as `toolservers <id> --http`; TOOLSERVERS_METRICS=true turns metrics on.
  */
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serve.js';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     if (!entry) throw new Error(`no server ${kind}`);
     const store = new FileTokenStore(credentialsFile, { logger: silentLogger });
     const server = entry.create({ baseUrl: `${sandboxUrl}/${entry.id}` }, { logger: silentLogger, env: {}, store });
-    const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: BENCH_SERVER_KEY, mounts: [{ path: `/${entry.id}/mcp`, server }] });
+    const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: BENCH_SERVER_KEY, mounts: [{ path: `/${entry.id}/mcp`, server }], ...(process.env.TOOLSERVERS_METRICS === 'true' ? { metrics: {} } : {}) });
     url = http.endpoints[0]!.url;
   }
   process.on('message', (message) => {

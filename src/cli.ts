@@ -7,6 +7,7 @@ import { createLogger, LogLevelError, resolveLogLevel } from './core/logger.js';
 import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
+import { parseBoolean } from './core/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import { printable } from './core/auth/printable.js';
 import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
@@ -34,9 +35,12 @@ interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   allowedHost?: string[];
   allowedOrigin?: string[];
   serverKey?: string;
+  metrics?: boolean;
 }
 
 const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
+const METRICS_ENV = 'TOOLSERVERS_METRICS';
+const METRICS_KEY_ENV = 'TOOLSERVERS_METRICS_KEY';
 
 // Commands that print for people stay quiet unless asked; servers log at info.
 const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
@@ -87,7 +91,24 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
     .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
-    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
+    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)')
+    .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`);
+}
+
+/** Metrics are opt-in (--metrics or TOOLSERVERS_METRICS); the key comes from the environment only, never a flag that `ps` shows. */
+function metricsSetting(flag: boolean | undefined, host: string, isLoopback: (host: string) => boolean): { key?: string } | undefined {
+  let enabled: boolean | undefined;
+  try {
+    enabled = flag === true ? true : parseBoolean(process.env[METRICS_ENV], METRICS_ENV);
+  } catch (error) {
+    if (error instanceof SelectionError) fail(error.message);
+    throw error;
+  }
+  if (!enabled) return undefined;
+  const key = process.env[METRICS_KEY_ENV]?.trim() || undefined;
+  if (key !== undefined && key.length < 16) fail(`${METRICS_KEY_ENV} must be at least 16 characters long.`);
+  if (!key && !isLoopback(host)) logger.warn({ host }, `metrics at /metrics are readable by every client that can reach the server; set ${METRICS_KEY_ENV} to require a key`);
+  return key ? { key } : {};
 }
 
 /** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
@@ -159,6 +180,7 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
   const serverKey = configuredKey ?? generateServerKey();
+  const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
   const view = choicesFrom(flags);
   for (const server of servers) checkedView(registry, server, view);
   const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
@@ -170,7 +192,9 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
     serverKey,
     ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
     ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+    ...(metrics ? { metrics } : {}),
   });
+  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
   // A generated key is shown once, in the client configurations; a configured one is never echoed.
   process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
   const stop = () => void running.close().then(() => process.exit(0));

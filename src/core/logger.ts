@@ -1,6 +1,33 @@
-import { pino, type Logger } from 'pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
+
+/**
+ * The ID of the request being handled (an HTTP request, or one tools/call on stdio), carried
+ * through everything it awaits, so that every log line written for it says which request it
+ * belongs to without the ID being passed around.
+ */
+const requestIds = new AsyncLocalStorage<string>();
+
+export function withRequestId<T>(id: string, work: () => T): T {
+  return requestIds.run(id, work);
+}
+
+export function currentRequestId(): string | undefined {
+  return requestIds.getStore();
+}
+
+export function newRequestId(): string {
+  return randomUUID();
+}
+
+/** Pino mixin adding `request_id` to every line written while a request is handled (pino writes into the object it returns). */
+export function requestIdMixin(): Record<string, unknown> {
+  const id = requestIds.getStore();
+  return id === undefined ? {} : { request_id: id };
+}
 
 /** The levels `TOOLSERVERS_LOG_LEVEL` takes, most verbose first. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -42,12 +69,14 @@ export function resolveLogLevel(value: string | undefined, fallback: LogLevel = 
  * Anything that looks like a credential is redacted by path as a second line of defence;
  * the first is never handing secrets to the logger at all.
  * The level goes through `resolveLogLevel` (an unknown one throws a LogLevelError).
+ * `destination` replaces stderr (tests capture lines with it).
  */
-export function createLogger(level: string | undefined = process.env.TOOLSERVERS_LOG_LEVEL): Logger {
+export function createLogger(level: string | undefined = process.env.TOOLSERVERS_LOG_LEVEL, destination?: DestinationStream): Logger {
   return pino(
     {
       name: 'toolservers',
       level: resolveLogLevel(level),
+      mixin: requestIdMixin,
       redact: {
         paths: [
           'headers.authorization',
@@ -74,7 +103,7 @@ export function createLogger(level: string | undefined = process.env.TOOLSERVERS
         censor: '[redacted]',
       },
     },
-    pino.destination({ dest: 2, sync: true }),
+    destination ?? pino.destination({ dest: 2, sync: true }),
   );
 }
 

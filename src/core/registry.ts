@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { Logger } from './logger.js';
-import { toToolError, ToolError } from './errors.js';
+import { currentRequestId, newRequestId, withRequestId, type Logger } from './logger.js';
+import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
 import { styledName, type NameStyle } from './names.js';
@@ -138,27 +138,78 @@ export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unkn
   return data as Record<string, unknown>;
 }
 
+/** One finished tool call, as observers (metrics) see it: no arguments, no IDs. */
+export interface ToolCallEvent {
+  /** The server's id (`incidentops`). */
+  server: string;
+  /** The tool's contract name (a fixed set per server). */
+  tool: string;
+  /** `ok`, or the ToolError kind (`invalid_input`, `not_found`, `rate_limited`, ...). */
+  outcome: 'ok' | ToolErrorKind;
+  seconds: number;
+}
+
+export interface ToolCallObserver {
+  onToolCall(event: ToolCallEvent): void;
+}
+
+let toolCallObservers: readonly ToolCallObserver[] = [];
+
+/** Reports every tool call of this process to the observer until the returned function is called. */
+export function observeToolCalls(observer: ToolCallObserver): () => void {
+  toolCallObservers = [...toolCallObservers, observer];
+  return () => {
+    toolCallObservers = toolCallObservers.filter((candidate) => candidate !== observer);
+  };
+}
+
+function reportToolCall(event: ToolCallEvent): void {
+  for (const observer of toolCallObservers) {
+    try {
+      observer.onToolCall(event);
+    } catch {
+      // An observer's failure never changes a call's result.
+    }
+  }
+}
+
 /**
  * Runs one tool call end to end: validate, execute, fit the result to the budget. Never throws:
- * every failure becomes an `isError` result carrying the ToolError JSON.
+ * every failure becomes an `isError` result carrying the ToolError JSON. A call outside any
+ * request (stdio) gets a request ID of its own for its log lines.
  */
-export async function executeTool<Deps>(
+export function executeTool<Deps>(
   server: ToolServer<Deps>,
   tool: AnyToolDefinition<Deps>,
   rawArgs: unknown,
   signal: AbortSignal,
   progress: ToolContext<Deps>['progress'] = NO_PROGRESS,
 ): Promise<CallToolResult> {
-  const started = Date.now();
+  if (currentRequestId() === undefined) return withRequestId(newRequestId(), () => executeInRequest(server, tool, rawArgs, signal, progress));
+  return executeInRequest(server, tool, rawArgs, signal, progress);
+}
+
+async function executeInRequest<Deps>(
+  server: ToolServer<Deps>,
+  tool: AnyToolDefinition<Deps>,
+  rawArgs: unknown,
+  signal: AbortSignal,
+  progress: ToolContext<Deps>['progress'],
+): Promise<CallToolResult> {
+  const started = performance.now();
   try {
     const data = await runTool(tool, rawArgs, { signal, logger: server.logger, deps: server.deps, progress });
-    if (server.logger.isLevelEnabled?.('debug') !== false) server.logger.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call succeeded');
+    if (server.logger.isLevelEnabled?.('debug') !== false) server.logger.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
+    if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     return successResult(tool.hints.openWorldHint ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {
     const toolError = toToolError(error);
-    const level = toolError.details.kind === 'internal' ? 'error' : 'info';
-    server.logger[level]({ tool: tool.name, kind: toolError.details.kind, status: toolError.details.status, ms: Date.now() - started }, 'tool call failed');
+    const { kind } = toolError.details;
+    const ms = performance.now() - started;
+    const level = kind === 'internal' ? 'error' : 'info';
+    server.logger[level]({ tool: tool.name, kind, status: toolError.details.status, ms: Math.round(ms) }, 'tool call failed');
+    if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: kind, seconds: ms / 1000 });
     return errorResult(toolError);
   }
 }

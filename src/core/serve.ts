@@ -4,6 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from './logger.js';
+import { corsPolicy } from './http/cors.js';
+import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
+import { handleWithRequestId } from './http/request-id.js';
+import type { SharedStore } from './store/store.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
 import { SelectionError } from './names.js';
@@ -37,6 +41,15 @@ export interface HttpServeOptions {
   allowedHosts?: string[];
   /** Extra hostnames accepted in the Origin header (loopback origins are always accepted). */
   allowedOrigins?: string[];
+  /** The shared store, when one is configured: `/ready` fails while it does not answer `ping()`. */
+  store?: SharedStore;
+  /** More conditions `/ready` requires (e.g. the OAuth keys loaded). */
+  readinessChecks?: ReadinessCheck[];
+  /**
+   * Prometheus metrics at `/metrics` (prom-client is loaded only then). `key`: a bearer key
+   * /metrics requires (TOOLSERVERS_METRICS_KEY); without one /metrics is open like /health.
+   */
+  metrics?: { key?: string };
 }
 
 export interface RunningHttpServer {
@@ -57,7 +70,8 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * Stateless Streamable HTTP: a fresh server instance per request from the same factory, so
  * 2026-07-28 clients and 2025-era clients (through the SDK's stateless legacy leg) share one endpoint.
- * Host and Origin headers are checked before anything else to stop DNS-rebinding attacks.
+ * Host and Origin headers are checked before anything but the probes to stop DNS-rebinding attacks.
+ * Every answer carries X-Request-Id, and answers to allowed browser origins carry CORS headers.
  */
 export async function serveOverHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
   const { logger } = options;
@@ -92,16 +106,50 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     return handler;
   };
 
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!validateHost(req, res) || !validateOrigin(req, res)) {
+  const cors = corsPolicy(origins);
+  const probe = probes([...(options.store ? [storeReadiness(options.store)] : []), ...(options.readinessChecks ?? [])], logger);
+  const metrics = options.metrics ? await import('./metrics.js').then((module) => ({ module, running: module.startMetrics(), key: options.metrics?.key })) : undefined;
+
+  /**
+   * What every request goes through, whatever its route (routes added later included), once its
+   * request ID is set: the Host and Origin checks, CORS, then the probes. True when it may be routed.
+   */
+  const admit = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    // Probes skip the Host check: orchestrators probe by address (Host: 10.0.0.7:3000), and the
+    // probes reveal nothing a DNS-rebinding page could use.
+    const probePath = path === '/health' || path === '/ready';
+    if ((!probePath && !validateHost(req, res)) || !validateOrigin(req, res)) {
       logger.warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
-      return;
+      return false;
     }
+    if (cors.apply(req, res)) return false;
     if (path === '/health') {
-      sendJson(res, 200, { status: 'ok' });
-      return;
+      probe.health(res);
+      return false;
     }
+    if (path === '/ready') {
+      probe.ready(res).catch((error: unknown) => failed(res, error));
+      return false;
+    }
+    return true;
+  };
+
+  const failed = (res: ServerResponse, error: unknown): void => {
+    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+    else res.end();
+  };
+
+  /** Routes beside the MCP endpoints; true when it answered. */
+  const routeOperations = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
+    if (path === '/metrics' && metrics) {
+      metrics.module.serveMetrics(metrics.running, req, res, metrics.key).catch((error: unknown) => failed(res, error));
+      return true;
+    }
+    return false;
+  };
+
+  const routeMcp = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const match = matchMount(options.mounts, path);
     if (!match) {
       sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${options.mounts.map((mount) => mount.path).join(', ')} (a profile may be inserted before /mcp, e.g. /readonly/mcp)` });
@@ -133,7 +181,16 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });
-  });
+  };
+
+  const http = createServer((req: IncomingMessage, res: ServerResponse) =>
+    handleWithRequestId(req, res, () => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (!admit(req, res, path)) return;
+      if (routeOperations(req, res, path)) return;
+      routeMcp(req, res, path);
+    }),
+  );
 
   // Idle keep-alive connections outlive a load balancer's (nginx, cloud LBs: 60 s), so that it
   // never sends a request onto a connection this server is closing.
@@ -154,6 +211,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     http,
     close: () =>
       new Promise<void>((resolve) => {
+        metrics?.running.stop();
         http.close(() => resolve());
         http.closeAllConnections();
       }),

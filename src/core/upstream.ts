@@ -501,6 +501,48 @@ interface FailureExtra {
   mayHaveHappened?: boolean;
 }
 
+/** One answered (or failed) attempt, as observers (metrics) see it: no paths, no IDs. */
+export interface UpstreamAnswerEvent {
+  platform: string;
+  method: HttpMethod;
+  /** The HTTP status, when an answer's head arrived. */
+  status?: number;
+  /** Why no (complete) answer came: `timeout`, `cancelled`, or the network error code (`ECONNRESET`). */
+  failure?: string;
+  seconds: number;
+}
+
+/** A wait a 429 imposed: before a retry of the refused request, or holding back a later one. */
+export interface RateLimitWaitEvent {
+  platform: string;
+  seconds: number;
+}
+
+export interface UpstreamObserver {
+  onUpstreamAnswer?(event: UpstreamAnswerEvent): void;
+  onRateLimitWait?(event: RateLimitWaitEvent): void;
+}
+
+let upstreamObservers: readonly UpstreamObserver[] = [];
+
+/** Reports every upstream attempt and rate-limit wait of this process until the returned function is called. */
+export function observeUpstream(observer: UpstreamObserver): () => void {
+  upstreamObservers = [...upstreamObservers, observer];
+  return () => {
+    upstreamObservers = upstreamObservers.filter((candidate) => candidate !== observer);
+  };
+}
+
+function report(notify: (observer: UpstreamObserver) => void): void {
+  for (const observer of upstreamObservers) {
+    try {
+      notify(observer);
+    } catch {
+      // An observer's failure never changes a request's outcome.
+    }
+  }
+}
+
 export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly platformName: string;
@@ -682,6 +724,7 @@ export class UpstreamClient {
             { platform: this.platformName, method, path, attempt, waitMs },
             `${this.platformName} rate limit reached; waiting before retrying`,
           );
+          this.reportRateLimitWait(waitMs);
           await this.pause(waitMs, ctx, attempt, undefined);
           waitedUntil = deadline;
           continue;
@@ -783,8 +826,20 @@ export class UpstreamClient {
         { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: waitMs },
         'holding the request back: the platform asked to slow down',
       );
+      this.reportRateLimitWait(waitMs);
       await this.pause(waitMs, ctx, attempt - 1, undefined);
     }
+  }
+
+  private reportRateLimitWait(waitMs: number): void {
+    if (upstreamObservers.length > 0) report((observer) => observer.onRateLimitWait?.({ platform: this.platformName, seconds: waitMs / 1000 }));
+  }
+
+  private reportAnswer(method: HttpMethod, started: number, status: number | undefined, failure: string | undefined): void {
+    const event: UpstreamAnswerEvent = { platform: this.platformName, method, seconds: (performance.now() - started) / 1000 };
+    if (status !== undefined) event.status = status;
+    if (failure !== undefined) event.failure = failure;
+    report((observer) => observer.onUpstreamAnswer?.(event));
   }
 
   private async readAuthorization(): Promise<string> {
@@ -870,7 +925,8 @@ export class UpstreamClient {
       else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
     }
     const debug = debugEnabled(this.logger);
-    const started = debug ? performance.now() : 0;
+    const observed = upstreamObservers.length > 0;
+    const started = debug || observed ? performance.now() : 0;
     const sentAt = this.now().getTime();
 
     const fail = (error: unknown, phase: 'connect' | 'body', status?: number): AttemptOutcome => {
@@ -887,6 +943,7 @@ export class UpstreamClient {
         };
       }
       if (status !== undefined) outcome.status = status;
+      if (observed) this.reportAnswer(ctx.req.method, started, status, outcome.kind === 'network_error' ? outcome.code ?? 'network_error' : outcome.kind);
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
@@ -907,6 +964,7 @@ export class UpstreamClient {
       const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
       if (ok && declared !== undefined && declared > limit) {
         response.discard();
+        if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
         if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
         return { type: 'too_large', response, limit, declared };
       }
@@ -918,10 +976,12 @@ export class UpstreamClient {
         return fail(error, 'body', response.status);
       }
       if (read.overflow && ok) {
+        if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
         if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
         return { type: 'too_large', response, limit };
       }
       const text = utf8.decode(read.bytes);
+      if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
       if (debug) {
         this.logger.debug(
           { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, durationMs: Math.round(performance.now() - started) },
