@@ -6,15 +6,17 @@
  * own platform token: a user installs only the platform they use, and sees only that token.
  * Each bundle holds manifest.json (from mcpb/<server>.manifest.json, with the package version and
  * the server's tool list), server/index.js (mcpb/launch.js), the bundled CLI (server/cli.js and
- * server/chunks/*.js, without source maps), a package.json that makes them ES modules, and the
- * LICENSE. The manifest is checked with `mcpb validate`, the archive written with `mcpb pack`.
+ * server/chunks/*.js, without source maps), a package.json that makes them ES modules, the LICENSE,
+ * and in node_modules/ only the packages the bundled code still loads from disk at run time (it
+ * loads Ajv through createRequire, which esbuild leaves alone) with their dependencies.
+ * The manifest is checked with `mcpb validate`, the archive written with `mcpb pack`.
  *
  * Usage: node scripts/build-mcpb.mjs [--out DIR] [--server incidentops|canvasapi]
  * (default output: build-mcpb/toolservers-<server>-<version>.mcpb)
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -52,6 +54,49 @@ function toolsOf(server) {
   return listed.map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
+/** Package names the bundled code requires or imports by name (a bundled package is no longer named). */
+function packagesNamedIn(code) {
+  const names = new Set();
+  for (const [, spec] of code.matchAll(/(?:\brequire\d*\(\s*|\bimport\(\s*|\bfrom\s*)"((?:node:)?[@a-z0-9][\w./@-]*)"/g)) {
+    if (isBuiltin(spec)) continue;
+    names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+  }
+  return names;
+}
+
+/** Those packages and everything they depend on, as directories relative to node_modules/ (npm's layout kept). */
+function runtimeClosure(names) {
+  const modules = realpathSync(path.join(root, 'node_modules'));
+  const found = new Set();
+  const visit = (name, fromDir) => {
+    // Node's lookup: the dependent package's own node_modules, then each parent's.
+    let dir = fromDir;
+    let location;
+    for (;;) {
+      const candidate = path.join(dir, 'node_modules', name);
+      if (existsSync(path.join(candidate, 'package.json'))) {
+        location = candidate;
+        break;
+      }
+      if (path.dirname(dir) === dir || !dir.startsWith(path.dirname(modules))) break;
+      dir = path.dirname(dir);
+    }
+    if (!location) fail(`the bundle loads "${name}" at run time, but it is not installed (npm ci)`);
+    const relative = path.relative(modules, location);
+    if (found.has(relative)) return;
+    found.add(relative);
+    const manifest = JSON.parse(readFileSync(path.join(location, 'package.json'), 'utf8'));
+    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) visit(dependency, location);
+  };
+  for (const name of names) visit(name, path.dirname(modules));
+  return { modules, packages: [...found].sort() };
+}
+
+const shippedCode = [cli, ...readdirSync(path.join(root, 'dist', 'chunks')).filter((name) => name.endsWith('.js')).map((name) => path.join(root, 'dist', 'chunks', name))]
+  .map((file) => readFileSync(file, 'utf8'))
+  .join('\n');
+const runtime = runtimeClosure(packagesNamedIn(shippedCode));
+
 mkdirSync(outDir, { recursive: true });
 for (const server of servers) {
   const stage = path.join(outDir, `stage-${server}`);
@@ -71,6 +116,14 @@ for (const server of servers) {
   // `type: module` makes Node load the bundle as ES modules; the CLI reads its version from here.
   writeFileSync(path.join(stage, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module', license: pkg.license }, null, 2) + '\n');
   copyFileSync(path.join(root, 'LICENSE'), path.join(stage, 'LICENSE'));
+  for (const relative of runtime.packages) {
+    // Code only: TypeScript sources, source maps and docs stay out.
+    cpSync(path.join(runtime.modules, relative), path.join(stage, 'node_modules', relative), {
+      recursive: true,
+      dereference: true,
+      filter: (source) => !/\.(ts|map|md)$/.test(source) && !source.includes(`${path.sep}node_modules${path.sep}`, path.join(runtime.modules, relative).length),
+    });
+  }
 
   run([mcpbCli, 'validate', path.join(stage, 'manifest.json')], `mcpb validate (${server})`);
   const archive = path.join(outDir, `toolservers-${server}-${pkg.version}.mcpb`);

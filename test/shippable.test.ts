@@ -60,7 +60,8 @@ function assertCliAccepts(flags: string[], envNames: string[], where: string): v
 
 /** Relative imports of the shipped JavaScript: every one must be a file in `files`. Bare ones: builtins or runtime dependencies. */
 function importsOf(code: string): { relative: string[]; bare: string[] } {
-  const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)"((?:node:)?[@.\w][\w./@-]*)"/g)].map((match) => match[1]!);
+  // `require2(...)`: esbuild's name for a createRequire() function, which loads from node_modules at run time.
+  const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)].map((match) => match[1]!);
   return { relative: specifiers.filter((s) => s.startsWith('.')), bare: specifiers.filter((s) => !s.startsWith('.')) };
 }
 
