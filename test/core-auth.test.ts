@@ -482,6 +482,14 @@ describe('loginWithBrowser', () => {
     await assert.rejects(fetch(url.searchParams.get('redirect_uri')!));
   });
 
+  it('an abort while the receiver is still starting ends the sign-in at once (no wait for the timeout)', async () => {
+    const controller = new AbortController();
+    const pending = loginWithBrowser(auth.endpoints(), { print: () => undefined, openBrowser: () => undefined, signal: controller.signal, timeoutMs: 60_000 });
+    controller.abort(); // before the PKCE challenge and the listen have completed
+    const error = await rejection<OAuthError>(pending);
+    assert.equal(error.kind, 'cancelled');
+  });
+
   it('can be cancelled with an AbortSignal', async () => {
     const controller = new AbortController();
     const pending = loginWithBrowser(auth.endpoints(), { print: () => undefined, openBrowser: () => undefined, signal: controller.signal });

@@ -405,7 +405,9 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
           }, timeoutMs);
           timer.unref?.();
           onAbort = () => reject(new OAuthError('cancelled', 'The sign-in was cancelled.'));
-          options.signal?.addEventListener('abort', onAbort, { once: true });
+          // An abort while the receiver was starting has already fired: no event will come.
+          if (options.signal?.aborted) onAbort();
+          else options.signal?.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
     } finally {
