@@ -216,7 +216,8 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
       logger,
       auth: { kind: 'oauth', layer: oauth },
       allowedHosts: [...(flags.allowedHost ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
-      ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+      // The consent form posts from the public origin.
+      allowedOrigins: [...(flags.allowedOrigin ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
     });
     const base = publicUrl ?? running.url;
     const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];

@@ -27,8 +27,10 @@ export function sendPage(res: ServerResponse, status: number, title: string, bod
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'x-frame-options': 'DENY',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
+    // No form-action: browsers apply it to the redirect chain after the form, which ends at the client.
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on the form's POST.
+    'referrer-policy': 'same-origin',
   });
   res.end(page(title, body));
 }
