@@ -369,8 +369,9 @@ export class OAuthAuthority {
     }
     const decision = params.get('decision');
     if (decision !== 'allow') return this.redirect(request.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state });
-    const picked = params.get('user');
-    const user = picked === undefined ? undefined : this.users().find((candidate) => candidate.id === picked);
+    // No pick sent: the pre-selected user (the hinted one, else the default).
+    const picked = params.get('user') ?? request.user;
+    const user = this.users().find((candidate) => candidate.id === picked);
     if (!user) return htmlPage(400, 'Choose who signs in', '<p>The approval named no user of this sandbox. Start the sign-in again and pick a user.</p>');
     return this.redirectWithCode({ ...request, user: user.id });
   }
