@@ -36,11 +36,40 @@ interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   allowedOrigin?: string[];
   serverKey?: string;
   metrics?: boolean;
+  auth?: string;
+  publicUrl?: string;
 }
 
 const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
 const METRICS_ENV = 'TOOLSERVERS_METRICS';
 const METRICS_KEY_ENV = 'TOOLSERVERS_METRICS_KEY';
+const AUTH_ENV = 'TOOLSERVERS_AUTH';
+const PUBLIC_URL_ENV = 'TOOLSERVERS_PUBLIC_URL';
+/** Tests and local development only: Client ID Metadata Documents on http loopback URLs. */
+const DEV_HTTP_CLIENT_IDS_ENV = 'TOOLSERVERS_DEV_ALLOW_HTTP_CLIENT_IDS';
+
+/** `--auth` / TOOLSERVERS_AUTH: key (default) or oauth. */
+function authMode(flags: ServeFlags): 'key' | 'oauth' {
+  const value = (flags.auth ?? process.env[AUTH_ENV] ?? 'key').trim().toLowerCase() || 'key';
+  if (value !== 'key' && value !== 'oauth') fail(`--auth (${AUTH_ENV}) must be key or oauth, got "${printable(value).slice(0, 40)}".`);
+  return value;
+}
+
+function publicUrlFrom(flags: ServeFlags): string | undefined {
+  const raw = (flags.publicUrl ?? process.env[PUBLIC_URL_ENV])?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(`--public-url (${PUBLIC_URL_ENV}) must be an absolute URL such as https://tools.example.com, got "${printable(raw).slice(0, 80)}".`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))) {
+    fail(`--public-url (${PUBLIC_URL_ENV}) must use https (http only for loopback), got ${url.origin}.`);
+  }
+  if (url.search || url.hash) fail(`--public-url (${PUBLIC_URL_ENV}) must not have a query or fragment.`);
+  return url.href.replace(/\/+$/, '');
+}
 
 // Commands that print for people stay quiet unless asked; servers log at info.
 const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
@@ -92,7 +121,9 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
     .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)')
-    .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`);
+    .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`)
+    .option('--auth <mode>', `HTTP authentication: key (one shared server key, the default) or oauth (every user signs in to the platform as themselves) (${AUTH_ENV})`)
+    .option('--public-url <url>', `external base URL of the HTTP server behind a proxy; OAuth issuer and resource URLs derive from it (${PUBLIC_URL_ENV}); default: the bound URL`);
 }
 
 /** Metrics are opt-in (--metrics or TOOLSERVERS_METRICS); the key comes from the environment only, never a flag that `ps` shows. */
@@ -172,8 +203,53 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   return out;
 }
 
-async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean): Promise<void> {
+/** OAuth mode: the servers built with per-user credentials, and the layer that signs people in. */
+async function oauthServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean) {
+  const { prepareOAuthMode } = await import('./servers/oauth-mode.js');
+  const publicUrl = publicUrlFrom(flags);
+  try {
+    return prepareOAuthMode({
+      entries,
+      input,
+      logger,
+      single,
+      ...(sandbox ? { sandbox } : {}),
+      ...(publicUrl ? { publicUrl } : {}),
+      ...(process.env[DEV_HTTP_CLIENT_IDS_ENV] === 'true' ? { allowHttpClientIds: true } : {}),
+    });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean, oauth?: import('./core/oauth/layer.js').OAuthLayer): Promise<void> {
   const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+  if (oauth) {
+    if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
+    const view = choicesFrom(flags);
+    for (const server of servers) checkedView(registry, server, view);
+    const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
+    const publicUrl = publicUrlFrom(flags);
+    const running = await serveOverHttp({
+      host: flags.host,
+      port: flags.port,
+      mounts,
+      logger,
+      auth: { kind: 'oauth', layer: oauth },
+      allowedHosts: [...(flags.allowedHost ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
+      // The consent form posts from the public origin.
+      allowedOrigins: [...(flags.allowedOrigin ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
+    });
+    const base = publicUrl ?? running.url;
+    const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
+    for (const { path, server } of running.endpoints) lines.push(`  ${server.name.padEnd(12)} ${base}${path}`);
+    lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
+    process.stderr.write(lines.join('\n'));
+    const stop = () => void running.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
   const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
   if (!isLoopbackHost(flags.host)) {
     if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
@@ -260,6 +336,11 @@ for (const info of SERVER_INFO) {
     const view = choicesFrom(flags);
     const sandbox = await maybeSandbox(flags.sandbox);
     const entry = await info.load();
+    if (flags.transport !== 'stdio' && authMode(flags) === 'oauth') {
+      const mode = await oauthServers([entry], settingsFrom(flags), flags, sandbox, true);
+      await serveHttp(mode.servers, flags, true, mode.layer);
+      return;
+    }
     const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
     if (flags.transport === 'stdio') {
       const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
@@ -285,8 +366,13 @@ addChoiceOptions(
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
   const entries = await loadAll(SERVER_INFO);
-  const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
-  await serveHttp(servers, flags, false);
+  if (authMode(flags) === 'oauth') {
+    const mode = await oauthServers(entries, {}, flags, sandbox, false);
+    await serveHttp(mode.servers, flags, false, mode.layer);
+  } else {
+    const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
+    await serveHttp(servers, flags, false);
+  }
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
 

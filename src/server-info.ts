@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type { FileTokenStore } from './core/auth/token-store.js';
 import type { PlatformAuth } from './core/auth/platform-auth.js';
+import type { Credentials } from './core/auth/credentials.js';
 import type { Logger } from './core/logger.js';
 import type { AnyToolServer } from './core/registry.js';
 import { CANVASAPI_ENV } from './canvasapi/settings.js';
@@ -55,6 +56,11 @@ export interface BuildOptions {
   /** Where stored sign-ins live (default: TOOLSERVERS_CREDENTIALS_FILE or the user config directory). */
   store?: FileTokenStore;
   env?: NodeJS.ProcessEnv;
+  /**
+   * OAuth mode: the platform credentials of the user each request acts for (replaces the explicit
+   * token and the stored sign-in entirely).
+   */
+  userCredentials?: (auth: PlatformAuth) => Credentials;
 }
 
 /** A server as the CLI knows it before loading it. */

@@ -8,6 +8,8 @@ import { corsPolicy } from './http/cors.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
+import { runAs } from './request-identity.js';
+import type { OAuthLayer } from './oauth/layer.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
 import { SelectionError } from './names.js';
@@ -35,8 +37,10 @@ export interface HttpServeOptions {
   port: number;
   mounts: HttpMount[];
   logger: Logger;
-  /** Every MCP request must carry `Authorization: Bearer <serverKey>`. */
-  serverKey: string;
+  /** Server-key mode: every MCP request must carry `Authorization: Bearer <serverKey>` (same as `auth: { kind: 'key' }`). */
+  serverKey?: string;
+  /** How MCP requests authenticate: the one server key, or OAuth (per-user MCP tokens; the key is not used). */
+  auth?: HttpAuth;
   /** Extra hostnames accepted in the Host header (loopback names are always accepted). */
   allowedHosts?: string[];
   /** Extra hostnames accepted in the Origin header (loopback origins are always accepted). */
@@ -51,6 +55,8 @@ export interface HttpServeOptions {
    */
   metrics?: { key?: string };
 }
+
+export type HttpAuth = { kind: 'key'; serverKey: string } | { kind: 'oauth'; layer: OAuthLayer };
 
 export interface RunningHttpServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -77,8 +83,10 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const { logger } = options;
   const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
   const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
-  if (options.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
-  const keyDigest = digest(options.serverKey);
+  const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
+  if (auth.kind === 'key' && auth.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
+  const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
+  const oauth = auth.kind === 'oauth' ? auth.layer : undefined;
   // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
   const { hostHeaderValidation, originValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
   const validateHost = hostHeaderValidation(hosts);
@@ -149,13 +157,15 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     return false;
   };
 
+  /** The MCP endpoints: the server key, or in OAuth mode the layer's routes and bearer check. */
   const routeMcp = (req: IncomingMessage, res: ServerResponse, path: string): void => {
-    const match = matchMount(options.mounts, path);
-    if (!match) {
-      sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${options.mounts.map((mount) => mount.path).join(', ')} (a profile may be inserted before /mcp, e.g. /readonly/mcp)` });
+    if (oauth) {
+      void serveWithOAuth(oauth, req, res, path);
       return;
     }
-    const authProblem = checkServerKey(req.headers.authorization, keyDigest);
+    const match = matchMount(options.mounts, path);
+    if (!match) return notFound(res, path);
+    const authProblem = checkServerKey(req.headers.authorization, keyDigest as Buffer);
     if (authProblem) {
       logger.warn({ path, reason: authProblem }, 'rejected request: missing or wrong server key');
       res.writeHead(401, {
@@ -165,7 +175,30 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       res.end(JSON.stringify({ error: authProblem === 'missing' ? 'This server needs Authorization: Bearer <server key>.' : 'The server key is wrong.' }));
       return;
     }
-    // The client's key is for this server only: it must never reach a platform.
+    serveMcp(req, res, path, match);
+  };
+
+  /** OAuth mode: the layer's own routes, else the bearer check, then the MCP request as that user. */
+  const serveWithOAuth = async (layer: OAuthLayer, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    try {
+      if (await layer.handle(req, res)) return;
+      const match = matchMount(options.mounts, path);
+      if (!match) return notFound(res, path);
+      const identity = await layer.authenticate(req, res);
+      if (!identity) return;
+      runAs(identity, () => serveMcp(req, res, path, match));
+    } catch (error) {
+      logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.end();
+    }
+  };
+
+  const notFound = (res: ServerResponse, path: string): void =>
+    sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${options.mounts.map((mount) => mount.path).join(', ')} (a profile may be inserted before /mcp, e.g. /readonly/mcp)` });
+
+  const serveMcp = (req: IncomingMessage, res: ServerResponse, path: string, match: { mount: HttpMount; segments: string[] }): void => {
+    // The client's key or token is for this server only: it must never reach a platform.
     delete req.headers.authorization;
     let view: ToolView;
     try {
@@ -205,6 +238,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const address = http.address() as AddressInfo;
   const displayHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${displayHost}:${address.port}`;
+  await oauth?.start(url);
   return {
     url,
     endpoints: options.mounts.map((mount) => ({ path: mount.path, url: `${url}${mount.path}`, server: mount.server })),

@@ -53,9 +53,14 @@ export interface OAuthAuthorityOptions extends OAuthSettings {
   displayName: string;
   /** Registered clients; default: the one client of `clientId`/`clientSecret`. */
   clients?: OAuthClient[];
-  /** The user every token belongs to (the one who signs in). */
+  /** The user who signs in when nobody is picked (no `login_hint`, auto consent). */
   userId: string;
   userName?: string;
+  /**
+   * Everyone who can sign in (default: only `userId`). The consent page offers a picker of them;
+   * `login_hint` (a user ID or e-mail address) pre-selects one, and with auto consent signs in as it.
+   */
+  users?: () => readonly SandboxUser[];
   /** Whiteboard flavour: the team the tokens are bound to (`team_id` of the token response). */
   teamId?: string;
   /** Scopes this authority knows. */
@@ -65,6 +70,16 @@ export interface OAuthAuthorityOptions extends OAuthSettings {
   /** Path of the approve endpoint below the platform base URL (default '/oauth/approve'). */
   approvePath?: string;
 }
+
+/** Someone who can sign in to a sandbox platform. */
+export interface SandboxUser {
+  id: string;
+  name: string;
+  email?: string;
+}
+
+/** How many users the consent page's picker lists (the hinted user is always among them). */
+const PICKER_SIZE = 25;
 
 export type TokenStatus = 'valid' | 'expired' | 'revoked' | 'unknown';
 
@@ -103,6 +118,7 @@ interface Grant {
 }
 
 interface CodeRecord {
+  user: string;
   clientId: string;
   redirectUri: string;
   challenge: string;
@@ -114,6 +130,8 @@ interface CodeRecord {
 }
 
 interface PendingAuthorization {
+  /** The user the code is for (the picked one). */
+  user: string;
   clientId: string;
   redirectUri: string;
   state: string | undefined;
@@ -245,7 +263,7 @@ export class OAuthAuthority {
   readonly defaultScopes: readonly string[];
   readonly consent: ConsentMode;
   readonly tokenLifetimeMs: number;
-  private readonly userName: string | undefined;
+  private readonly users: () => readonly SandboxUser[];
   private readonly approvePath: string;
   private readonly clock: () => Date;
   private readonly codes = new Map<string, CodeRecord>();
@@ -262,7 +280,9 @@ export class OAuthAuthority {
     this.clients = options.clients ?? [{ clientId: options.clientId ?? DEFAULT_OAUTH_CLIENT_ID, clientSecret: options.clientSecret ?? DEFAULT_OAUTH_CLIENT_SECRET }];
     if (this.clients.length === 0) throw new Error('an OAuth authority needs at least one client');
     this.userId = options.userId;
-    this.userName = options.userName;
+
+    const self: SandboxUser = { id: options.userId, name: options.userName ?? options.userId };
+    this.users = options.users ?? (() => [self]);
     this.teamId = options.teamId;
     this.supportedScopes = options.supportedScopes;
     this.defaultScopes = options.defaultScopes ?? options.supportedScopes;
@@ -317,7 +337,11 @@ export class OAuthAuthority {
       if (method !== 'S256') throw new OAuthFailure('invalid_request', `code_challenge_method must be S256, got ${method === undefined ? 'none (plain)' : JSON.stringify(method)}.`);
       if (!CHALLENGE_RE.test(challenge)) throw new OAuthFailure('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).');
       const scopes = this.requestedScopes(params.get('scope'), this.defaultScopes);
-      const request: PendingAuthorization = { clientId: clientId as string, redirectUri, state, challenge, scopes, expiresAt: this.now() + PENDING_LIFETIME_MS };
+      const hint = params.get('login_hint');
+      const hinted = hint === undefined ? undefined : this.findUser(hint);
+      if (hint !== undefined && !hinted) throw new OAuthFailure('invalid_request', 'login_hint names no user of this sandbox (give a user ID or e-mail address).');
+      const user = hinted?.id ?? this.userId;
+      const request: PendingAuthorization = { user, clientId: clientId as string, redirectUri, state, challenge, scopes, expiresAt: this.now() + PENDING_LIFETIME_MS };
       if (this.consent === 'auto') return this.redirectWithCode(request);
       return this.consentPage(req.baseUrl, request);
     } catch (err) {
@@ -333,6 +357,7 @@ export class OAuthAuthority {
       params = formParams(req);
       params.get('request');
       params.get('decision');
+      params.get('user');
     } catch {
       return htmlPage(400, 'Invalid approval', '<p>The approval must be the consent page\'s form (application/x-www-form-urlencoded, fields sent once).</p>');
     }
@@ -344,22 +369,52 @@ export class OAuthAuthority {
     }
     const decision = params.get('decision');
     if (decision !== 'allow') return this.redirect(request.redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state });
-    return this.redirectWithCode(request);
+    // No pick sent: the pre-selected user (the hinted one, else the default).
+    const picked = params.get('user') ?? request.user;
+    const user = this.users().find((candidate) => candidate.id === picked);
+    if (!user) return htmlPage(400, 'Choose who signs in', '<p>The approval named no user of this sandbox. Start the sign-in again and pick a user.</p>');
+    return this.redirectWithCode({ ...request, user: user.id });
   }
 
+  /** A user by ID or e-mail address (case-insensitive). */
+  private findUser(hint: string): SandboxUser | undefined {
+    const wanted = hint.trim().toLowerCase();
+    return this.users().find((user) => user.id.toLowerCase() === wanted || user.email?.toLowerCase() === wanted);
+  }
+
+  /**
+   * The consent page: who signs in (a radio group of users, the hinted or default one checked),
+   * the client and its scopes, Allow and Deny. The form carries the pending request's random,
+   * single-use ID, which no other site can know: it is the page's CSRF token.
+   */
   private consentPage(baseUrl: string, request: PendingAuthorization): SandboxResponse {
     const id = randomToken(18);
     this.pending.set(id, request);
-    const who = this.userName ? `${this.userName} (${this.userId})` : this.userId;
+    const all = this.users();
+    const chosen = all.find((user) => user.id === request.user);
+    const shown = all.slice(0, PICKER_SIZE);
+    if (chosen && !shown.includes(chosen)) shown.unshift(chosen);
+    const options = shown
+      .map((user, index) => {
+        const inputId = `user-${index}`;
+        const label = `${escapeHtml(user.name)}${user.email ? ` &lt;${escapeHtml(user.email)}&gt;` : ''} (${escapeHtml(user.id)})`;
+        return `<div><input type="radio" id="${inputId}" name="user" value="${escapeHtml(user.id)}"${user.id === request.user ? ' checked' : ''} required> <label for="${inputId}">${label}</label></div>`;
+      })
+      .join('\n');
     const scopes = request.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
     return htmlPage(
       200,
       `Allow access to ${this.displayName}?`,
       [
-        `<p>The application <strong>${escapeHtml(request.clientId)}</strong> asks to act as <strong>${escapeHtml(who)}</strong> with these permissions:</p>`,
+        `<p>The application <strong>${escapeHtml(request.clientId)}</strong> asks for these permissions:</p>`,
         `<ul>${scopes}</ul>`,
         `<form method="post" action="${escapeHtml(baseUrl + this.approvePath)}">`,
         `<input type="hidden" name="request" value="${escapeHtml(id)}">`,
+        '<fieldset>',
+        `<legend>Sign in as</legend>`,
+        options,
+        all.length > shown.length ? `<p>${all.length - shown.length} more users are not listed; pass login_hint=&lt;user ID or e-mail&gt; to choose one of them.</p>` : '',
+        '</fieldset>',
         '<button type="submit" name="decision" value="allow">Allow</button>',
         '<button type="submit" name="decision" value="deny">Deny</button>',
         '</form>',
@@ -370,6 +425,7 @@ export class OAuthAuthority {
   private redirectWithCode(request: PendingAuthorization): SandboxResponse {
     const code = randomToken(24);
     this.codes.set(code, {
+      user: request.user,
       clientId: request.clientId,
       redirectUri: request.redirectUri,
       challenge: request.challenge,
@@ -466,7 +522,7 @@ export class OAuthAuthority {
     if (!VERIFIER_RE.test(verifier) || !same(sha256(verifier).toString('base64url'), record.challenge)) {
       throw new OAuthFailure('invalid_grant', 'PKCE verification failed: the code_verifier does not match the code_challenge.');
     }
-    const grant: Grant = { clientId: client.clientId, user: this.userId, scopes: record.scopes, revoked: false };
+    const grant: Grant = { clientId: client.clientId, user: record.user, scopes: record.scopes, revoked: false };
     record.grant = grant;
     return this.issue(grant, grant.scopes);
   }

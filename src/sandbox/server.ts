@@ -189,8 +189,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     platforms.set(p.prefix, p);
   };
   const replaced = new Set((options.platforms ?? []).map((p) => p.prefix));
-  const identity = createIncidentOpsAuthority(options.oauth);
-  if (!replaced.has('incidentops')) register(createIncidentOpsPlatform({ token, ...options.incidentops, verifyToken: (t) => identity.verify(t) }));
+  const incidentOps = replaced.has('incidentops') ? undefined : createIncidentOpsPlatform({ token, ...options.incidentops, verifyToken: (t) => identity.verify(t) });
+  const identity = createIncidentOpsAuthority(options.oauth, incidentOps ? () => incidentOps.users() : undefined);
+  if (incidentOps) register(incidentOps);
   if (!replaced.has(INCIDENTOPS_IDENTITY_PREFIX)) register(createIncidentOpsIdentityPlatform(identity));
   const canvas = replaced.has('canvasapi') ? undefined : createCanvasApiPlatform({ token, ...options.canvasapi, oauth: options.oauth });
   if (canvas) register(canvas);

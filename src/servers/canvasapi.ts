@@ -8,7 +8,11 @@ import { CANVASAPI_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, t
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): CanvasApiSettingsInput {
-  if (sandbox) return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token };
+  if (sandbox) {
+    const { clientId, clientSecret, authorizeUrl, tokenUrl } = sandbox.oauth.canvasapi;
+    // The sandbox's OAuth client too: OAuth mode signs people in there.
+    return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token, clientId, clientSecret, authorizeUrl, tokenUrl };
+  }
   const { apiToken: _apiToken, region: _region, ...rest } = input;
   return pickDefined(rest);
 }

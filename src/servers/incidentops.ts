@@ -8,7 +8,11 @@ import { INCIDENTOPS_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry,
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function incidentOpsInput(input: ServerSettingsInput, sandbox?: RunningSandbox): IncidentOpsSettingsInput {
-  if (sandbox) return { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token };
+  if (sandbox) {
+    const { clientId, clientSecret, authorizeUrl, tokenUrl } = sandbox.oauth.incidentops;
+    // The sandbox's OAuth client too: OAuth mode signs people in there.
+    return { baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token, clientId, clientSecret, authorizeUrl, tokenUrl };
+  }
   return pickDefined({ ...input });
 }
 

@@ -20,8 +20,9 @@ export function settingsEnv(options: Pick<BuildOptions, 'sandbox' | 'env'>): Nod
   return options.sandbox ? {} : options.env ?? process.env;
 }
 
-/** Explicit token first, else the stored sign-in; against the sandbox only its own token. */
+/** OAuth mode: the request's user's token; else explicit token first, else the stored sign-in; against the sandbox only its own token. */
 export function credentialsFor(auth: PlatformAuth, options: BuildOptions): Credentials {
+  if (options.userCredentials) return options.userCredentials(auth);
   const store = options.sandbox ? undefined : options.store ?? defaultStore(options.logger, settingsEnv(options));
   return platformCredentials(auth, store, options.logger).credentials;
 }

@@ -460,6 +460,60 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
 }
 
 // ---------------------------------------------------------------------------------------------
+// Web sign-in (the HTTP server's own redirect URI, for OAuth mode)
+// ---------------------------------------------------------------------------------------------
+
+/** A fresh state and PKCE verifier with the authorize URL that uses them. */
+export async function startWebSignIn(endpoints: OAuthEndpoints, redirectUri: string, extra: Record<string, string> = {}): Promise<{ url: string; state: string; codeVerifier: string }> {
+  const { as } = authorizationServer(endpoints, 'authorize');
+  const client = oauthClient(endpoints);
+  const state = oauth.generateRandomState();
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint as string);
+  for (const [key, value] of Object.entries({ ...endpoints.extraAuthorizeParams, ...extra })) url.searchParams.set(key, value);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', client.client_id);
+  url.searchParams.set('redirect_uri', redirectUri);
+  if (endpoints.scope) url.searchParams.set('scope', endpoints.scope);
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  return { url: url.href, state, codeVerifier };
+}
+
+/** The redirect's answer checked against the state, and its code exchanged with the PKCE verifier. */
+export async function finishWebSignIn(
+  endpoints: OAuthEndpoints,
+  received: URLSearchParams,
+  started: { redirectUri: string; state: string; codeVerifier: string },
+  options: TokenRequestOptions = {},
+): Promise<TokenSet> {
+  const { as, insecure } = authorizationServer(endpoints, 'token');
+  const client = oauthClient(endpoints);
+  const clientAuth = clientAuthentication(endpoints, options.clientAuth);
+  const secrets = [endpoints.clientSecret, started.codeVerifier, started.state, received.get('code') ?? undefined];
+  const providerError = received.get('error');
+  if (providerError !== null) {
+    const code = printable(scrub(providerError, secrets)).slice(0, 200);
+    const raw = received.get('error_description');
+    const description = raw === null ? undefined : printable(scrub(raw, secrets)).slice(0, 500);
+    throw new OAuthError('authorization_denied', `The provider refused the sign-in: ${describeProviderError(code, description)}.`, { error: code, ...(description !== undefined ? { errorDescription: description } : {}) });
+  }
+  let validated: URLSearchParams;
+  try {
+    validated = oauth.validateAuthResponse(as, client, received, started.state);
+  } catch (error) {
+    throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${printable(scrub(error instanceof Error ? error.message : String(error), secrets))}.`);
+  }
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, validated, started.redirectUri, started.codeVerifier, requestOptions(insecure, options));
+    return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), (options.now ?? Date.now)());
+  } catch (error) {
+    throw toOAuthError(error, 'token endpoint', 'token_error', secrets, options.signal);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Refresh and revoke
 // ---------------------------------------------------------------------------------------------
 

@@ -104,6 +104,8 @@ export function createCanvasApiPlatform(options: CanvasApiPlatformOptions): Sand
     userId: store.meId,
     userName: `${me.firstName} ${me.lastName}`,
     teamId: store.defaultTeamId,
+    // Members of the organization can sign in (picker and login_hint); each token acts as its user.
+    users: () => store.orgUsers().map((user) => ({ id: user.id, name: `${user.firstName} ${user.lastName}`, email: user.email })),
     supportedScopes: store.enterprise ? ALL_SCOPES : BASE_SCOPES,
   });
 

@@ -22,7 +22,7 @@
  *     ignored, like the real API does (so `team_ids[]` on /oncalls silently filters nothing).
  */
 import { DateTime, IANAZone } from 'luxon';
-import type { TokenVerification } from '../oauth.js';
+import type { SandboxUser, TokenVerification } from '../oauth.js';
 import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
 import { generateDataset } from './data.js';
 import type { Dataset, IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
@@ -257,7 +257,7 @@ interface Route {
   handler: Handler;
 }
 
-export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): SandboxPlatform {
+export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): SandboxPlatform & { users(): SandboxUser[] } {
   const clock = options.now ?? (() => new Date());
   const data = generateDataset({ now: clock().getTime(), seed: options.seed, users: options.users });
   // Lists are served in a stable order: users/teams/services/policies/schedules by name.
@@ -703,7 +703,9 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     }
   }
 
-  return { prefix: 'incidentops', handle };
+  // Who can sign in through the identity service (its consent page's picker and login_hint).
+  const users = (): SandboxUser[] => sortedUsers.map((user) => ({ id: user.id, name: user.name, email: user.email }));
+  return { prefix: 'incidentops', handle, users };
 }
 
 // ---------------------------------------------------------------- incident sorting

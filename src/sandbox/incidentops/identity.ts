@@ -9,14 +9,14 @@
  *   POST /oauth/revoke      RFC 7009 revocation
  */
 import { DEMO_USER_ID, DEMO_USER_NAME } from './data.js';
-import { OAuthAuthority, type OAuthSettings } from '../oauth.js';
+import { OAuthAuthority, type OAuthSettings, type SandboxUser } from '../oauth.js';
 import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
 
 export const INCIDENTOPS_IDENTITY_PREFIX = 'incidentops-identity';
 /** Classic user-token scopes of the incident platform. */
 export const INCIDENTOPS_SCOPES = ['read', 'write'] as const;
 
-export function createIncidentOpsAuthority(settings: OAuthSettings = {}): OAuthAuthority {
+export function createIncidentOpsAuthority(settings: OAuthSettings = {}, users?: () => readonly SandboxUser[]): OAuthAuthority {
   return new OAuthAuthority({
     ...settings,
     flavour: 'incidentops',
@@ -25,6 +25,7 @@ export function createIncidentOpsAuthority(settings: OAuthSettings = {}): OAuthA
     userName: DEMO_USER_NAME,
     supportedScopes: INCIDENTOPS_SCOPES,
     defaultScopes: ['read'],
+    ...(users ? { users } : {}),
   });
 }
 

@@ -1,0 +1,132 @@
+/**
+ * oidc-provider's storage over SharedStore, so replicas share clients, codes, tokens, sessions
+ * and interactions. Expiry is the store's TTL; each grant's artefacts are listed in a set, so
+ * revoking a grant deletes every code and token of it at once.
+ *
+ * With `allowHttpClientIds` (tests and local development only), a Client ID Metadata Document
+ * at an http loopback URL is fetched here; oidc-provider itself fetches https ones (with its
+ * SSRF protection) and refuses any other.
+ */
+import type { SharedStore } from '../store/store.js';
+
+/** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
+/** What oidc-provider stores per artefact (only the fields read here are named). */
+export interface AdapterPayload {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  exp?: number;
+  consumed?: number;
+  [key: string]: unknown;
+}
+
+export interface Adapter {
+  upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void>;
+  find(id: string): Promise<AdapterPayload | undefined>;
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined>;
+  findByUid(uid: string): Promise<AdapterPayload | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
+const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024;
+const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
+
+export interface AdapterOptions {
+  allowHttpClientIds?: boolean;
+  fetch?: typeof fetch;
+}
+
+export function isLoopbackHttpClientId(id: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(id);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]') && url.pathname !== '/' && !url.hash && !url.username;
+}
+
+export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions = {}): new (name: string) => Adapter {
+  return class SharedStoreAdapter implements Adapter {
+    constructor(private readonly name: string) {}
+
+    private key(id: string): string {
+      return `oauth:${this.name}:${id}`;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const key = this.key(id);
+      const ttl = expiresIn > 0 ? expiresIn * 1000 : undefined;
+      await store.set(key, JSON.stringify(payload), ttl);
+      if (payload.grantId) await store.addToSet(`oauth:grant:${payload.grantId}`, key, GRANT_SET_TTL_MS);
+      if (payload.userCode) await store.set(`oauth:${this.name}:user-code:${payload.userCode}`, id, ttl);
+      if (payload.uid && this.name === 'Session') await store.set(`oauth:${this.name}:uid:${payload.uid}`, id, ttl);
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const raw = await store.get(this.key(id));
+      if (raw !== undefined) return JSON.parse(raw) as AdapterPayload;
+      if (this.name === 'Client' && options.allowHttpClientIds && isLoopbackHttpClientId(id)) return this.fetchLoopbackDocument(id);
+      return undefined;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const id = await store.get(`oauth:${this.name}:user-code:${userCode}`);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await store.get(`oauth:${this.name}:uid:${uid}`);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async consume(id: string): Promise<void> {
+      const key = this.key(id);
+      const raw = await store.get(key);
+      if (raw === undefined) return;
+      const payload = JSON.parse(raw) as AdapterPayload;
+      payload.consumed = Math.floor(Date.now() / 1000);
+      const ttl = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : undefined;
+      await store.set(key, JSON.stringify(payload), ttl !== undefined ? Math.max(1, ttl) : undefined);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await store.delete(this.key(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      const setKey = `oauth:grant:${grantId}`;
+      const members = await store.setMembers(setKey);
+      await store.delete(...members, setKey);
+    }
+
+    /** A client ID metadata document on loopback http (dev flag only): fetched, checked, cached briefly. */
+    private async fetchLoopbackDocument(id: string): Promise<AdapterPayload | undefined> {
+      const cacheKey = `oauth:cimd:${id}`;
+      const cached = await store.get(cacheKey);
+      if (cached !== undefined) return JSON.parse(cached) as AdapterPayload;
+      let document: Record<string, unknown>;
+      try {
+        const response = await (options.fetch ?? fetch)(id, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(2500) });
+        if (response.status !== 200) return undefined;
+        const text = await response.text();
+        if (text.length > METADATA_DOCUMENT_MAX_BYTES) return undefined;
+        const parsed = JSON.parse(text) as unknown;
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+        document = parsed as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+      // The same rules as for https documents: it names itself, and has no shared secret.
+      if (document.client_id !== id || 'client_secret' in document || 'client_secret_expires_at' in document) return undefined;
+      const method = document.token_endpoint_auth_method ?? 'none';
+      if (method !== 'none' && method !== 'private_key_jwt') return undefined;
+      const payload = { ...document, token_endpoint_auth_method: method } as AdapterPayload;
+      await store.set(cacheKey, JSON.stringify(payload), METADATA_DOCUMENT_CACHE_MS);
+      return payload;
+    }
+  };
+}

@@ -1,0 +1,405 @@
+/**
+ * MCP authorization on the HTTP transport (`--auth oauth`), loaded only in that mode.
+ *
+ *  - Resource server: Protected Resource Metadata (RFC 9728) per MCP endpoint, bearer checks with
+ *    the SDK's `verifyBearerToken` (audience = the endpoint's URL, RFC 8707; scope `mcp:tools`),
+ *    401 challenges naming the metadata and the scope.
+ *  - Authorization server for MCP clients: oidc-provider mounted under /oauth (RFC 8414 metadata,
+ *    code + PKCE S256, open Dynamic Client Registration, Client ID Metadata Documents, rotating
+ *    refresh tokens, revocation, resource indicators), its storage in the SharedStore.
+ *  - Sign-in: the interaction sends the person to the platform's own OAuth (oauth4webapi, PKCE,
+ *    state), learns who they are from the platform, keeps their platform tokens encrypted in the
+ *    vault, asks for consent on the server's own page, and ends with accountId = that user.
+ *    MCP tokens carry only the user key; platform tokens never leave the server.
+ */
+import { createHash, createPrivateKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import Provider, { errors as providerErrors } from 'oidc-provider';
+import type { PlatformAuth } from '../auth/platform-auth.js';
+import type { Logger } from '../logger.js';
+import type { RequestIdentity } from '../request-identity.js';
+import type { SharedStore } from '../store/store.js';
+import { sharedStoreAdapter } from './adapter.js';
+import { escapeHtml, sendConsentPage, sendErrorPage } from './pages.js';
+import type { PlatformTokens, TokenVault } from './vault.js';
+
+/** The one scope an MCP token carries for its endpoint. */
+export const MCP_SCOPE = 'mcp:tools';
+const ISSUER_PATH = '/oauth';
+const SIGN_IN_TTL_MS = 10 * 60_000;
+const MAX_FORM_BYTES = 8 * 1024;
+const ACCESS_TOKEN_TTL_S = 3600;
+const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+
+export interface OAuthMount {
+  /** The MCP endpoint path, e.g. `/incidentops/mcp`. */
+  path: string;
+  /** Display name, e.g. `IncidentOps`. */
+  name: string;
+  /** How its platform signs people in (client, endpoints, who signed in). */
+  auth: PlatformAuth;
+}
+
+export interface OAuthLayerOptions {
+  mounts: OAuthMount[];
+  store: SharedStore;
+  vault: TokenVault;
+  stateKey: Uint8Array;
+  logger: Logger;
+  /** External base URL; default: the bound URL given to `start`. */
+  publicUrl?: string;
+  /** Accept Client ID Metadata Documents at http loopback URLs (tests and local development only). */
+  allowHttpClientIds?: boolean;
+}
+
+/** What serve.ts asks of the OAuth mode. */
+export interface OAuthLayer {
+  /** Called once the server listens: the issuer and resource URLs derive from the public URL. */
+  start(boundUrl: string): Promise<void>;
+  /** Serves the layer's own routes (metadata, /oauth/...); false when the request is not one of them. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** Checks an MCP request's bearer token; answers the challenge itself and returns undefined when refused. */
+  authenticate(req: IncomingMessage, res: ServerResponse): Promise<RequestIdentity | undefined>;
+}
+
+/** A mount plus the choice segments a URL may insert before `/mcp`. */
+function mountFor(mounts: readonly OAuthMount[], path: string): OAuthMount | undefined {
+  for (const mount of mounts) {
+    if (path === mount.path) return mount;
+    const base = mount.path.slice(0, -'/mcp'.length);
+    if (mount.path.endsWith('/mcp') && path.startsWith(`${base}/`) && path.endsWith('/mcp')) {
+      const segments = path.slice(base.length + 1, -'/mcp'.length).split('/');
+      if (segments.length <= 3 && segments.every((segment) => /^[a-z][a-z0-9-]{0,30}$/.test(segment))) return mount;
+    }
+  }
+  return undefined;
+}
+
+function derive(key: Uint8Array, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `toolservers ${purpose}`, 32));
+}
+
+/** An Ed25519 signing key derived from the state key, so every replica signs with the same one. */
+function signingJwk(stateKey: Uint8Array): Record<string, unknown> {
+  const seed = derive(stateKey, 'oidc signing key');
+  const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+  const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' }) as Record<string, unknown>;
+  return { ...jwk, alg: 'EdDSA', use: 'sig', kid: createHash('sha256').update(String(jwk.x)).digest('base64url').slice(0, 16) };
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+/** A sign-in in progress: kept in the store between the platform redirect and the consent. */
+interface PendingSignIn {
+  uid: string;
+  platform: string;
+  redirectUri: string;
+  state: string;
+  codeVerifier: string;
+}
+
+interface SignedIn {
+  userKey: string;
+  account: string;
+  csrf: string;
+  /** The platform tokens, sealed for the user key until the person allows. */
+  sealed: string;
+}
+
+export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
+  const { store, vault, logger, mounts } = options;
+  let provider: any;
+  let publicUrl = '';
+  let issuer = '';
+  let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+
+  const resourceFor = (path: string): string => `${publicUrl}${path}`;
+  const metadataUrlFor = (path: string): string => `${publicUrl}/.well-known/oauth-protected-resource${path}`;
+  const mountOfResource = (resource: string): OAuthMount | undefined => (resource.startsWith(`${publicUrl}/`) ? mountFor(mounts, resource.slice(publicUrl.length)) : undefined);
+
+  const verifier: OAuthTokenVerifier = {
+    async verifyAccessToken(token: string): Promise<AuthInfo> {
+      const found = await provider.AccessToken.find(token);
+      if (!found || found.isExpired) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
+      const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
+      return {
+        token,
+        clientId: String(found.clientId),
+        scopes: String(found.scope ?? '').split(' ').filter(Boolean),
+        expiresAt: Number(found.exp),
+        ...(typeof audience === 'string' ? { resource: new URL(audience) } : {}),
+        extra: { userKey: String(found.accountId) },
+      };
+    },
+  };
+
+  async function start(boundUrl: string): Promise<void> {
+    publicUrl = (options.publicUrl ?? boundUrl).replace(/\/+$/, '');
+    issuer = `${publicUrl}${ISSUER_PATH}`;
+    const cookieKey = derive(options.stateKey, 'oidc cookies').toString('base64url');
+    provider = new Provider(issuer, {
+      adapter: sharedStoreAdapter(store, { ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}) }),
+      jwks: { keys: [signingJwk(options.stateKey)] },
+      cookies: { keys: [cookieKey] },
+      findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+      // mcp:tools is also listed here: clients register it in their metadata (the token carries it for the resource).
+      scopes: ['openid', 'offline_access', MCP_SCOPE],
+      claims: { openid: ['sub'] },
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'EdDSA' },
+      pkce: { required: () => true },
+      responseTypes: ['code'],
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true },
+        revocation: { enabled: true },
+        clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+        resourceIndicators: {
+          enabled: true,
+          // A client that names no resource gets none (its token is then refused by every endpoint).
+          defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string[]) => oneOf,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx: unknown, resource: string) => {
+            if (!mountOfResource(resource)) throw new providerErrors.InvalidTarget(`${resource} is not an MCP endpoint of this server`);
+            return { scope: MCP_SCOPE, audience: resource, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_S };
+          },
+        },
+      },
+      // Refresh tokens for every client allowed the grant, rotated on each use.
+      issueRefreshToken: async (_ctx: unknown, client: any) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      expiresWithSession: async () => false,
+      ttl: { AccessToken: ACCESS_TOKEN_TTL_S, AuthorizationCode: 60, RefreshToken: REFRESH_TOKEN_TTL_S, Interaction: 600, Session: 24 * 3600, Grant: REFRESH_TOKEN_TTL_S, IdToken: 3600 },
+      interactions: { url: async (_ctx: unknown, interaction: { uid: string }) => `${ISSUER_PATH}/interaction/${interaction.uid}` },
+      renderError: async (ctx: any, out: { error?: string; error_description?: string }) => {
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head><body><main><h1>Authorization failed</h1><p>${escapeHtml(String(out.error ?? 'error'))}: ${escapeHtml(String(out.error_description ?? ''))}</p></main></body></html>`;
+      },
+    });
+    if (options.publicUrl) provider.proxy = true;
+    provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error.message }, 'OAuth server error'));
+    callback = provider.callback();
+  }
+
+  /** Hands a request to oidc-provider with /oauth as its mount path. */
+  function toProvider(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const url = req.url ?? '/';
+    (req as IncomingMessage & { originalUrl?: string }).originalUrl = url.startsWith(ISSUER_PATH) ? url : `${ISSUER_PATH}${path}`;
+    req.url = url.startsWith(ISSUER_PATH) ? url.slice(ISSUER_PATH.length) || '/' : path;
+    (callback as NonNullable<typeof callback>)(req, res);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    if (!provider) {
+      sendJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The server is starting.' });
+      return true;
+    }
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const protectedPrefix = '/.well-known/oauth-protected-resource';
+    if (path.startsWith(protectedPrefix)) {
+      const mount = mountFor(mounts, path.slice(protectedPrefix.length));
+      if (!mount) return false;
+      sendJson(
+        res,
+        200,
+        {
+          resource: resourceFor(path.slice(protectedPrefix.length)),
+          authorization_servers: [issuer],
+          scopes_supported: [MCP_SCOPE],
+          bearer_methods_supported: ['header'],
+          resource_name: `${mount.name} tools (toolservers)`,
+        },
+        { 'cache-control': 'public, max-age=300' },
+      );
+      return true;
+    }
+    // RFC 8414 path insertion, the OpenID variant, and the bare path legacy clients probe on the resource origin.
+    if (path === `/.well-known/oauth-authorization-server${ISSUER_PATH}` || path === `/.well-known/openid-configuration${ISSUER_PATH}` || path === '/.well-known/oauth-authorization-server') {
+      toProvider(req, res, '/.well-known/openid-configuration');
+      return true;
+    }
+    if (path !== ISSUER_PATH && !path.startsWith(`${ISSUER_PATH}/`)) return false;
+    const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm)?$/.exec(path);
+    try {
+      if (path === `${ISSUER_PATH}/callback`) await platformCallback(req, res);
+      else if (interaction && !interaction[2] && req.method === 'GET') await showInteraction(req, res, interaction[1] as string);
+      else if (interaction && interaction[2] && req.method === 'POST') await confirm(req, res, interaction[1] as string);
+      else toProvider(req, res, path.slice(ISSUER_PATH.length));
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'SessionNotFound') {
+        sendErrorPage(res, 400, 'Sign-in expired', 'This authorization is unknown to this browser or has expired.');
+      } else {
+        logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth interaction failed');
+        sendErrorPage(res, 500, 'Sign-in failed', 'The server could not complete the sign-in.');
+      }
+    }
+    return true;
+  }
+
+  /** The one MCP endpoint an authorization request names, or why it cannot be served. */
+  function requestedMount(params: Record<string, unknown>): { mount: OAuthMount; resource: string } | string {
+    const raw = params.resource;
+    const resources = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+    if (resources.length !== 1) return `The authorization request must name exactly one MCP endpoint as its resource (RFC 8707), e.g. ${resourceFor(mounts[0]?.path ?? '/mcp')}.`;
+    const resource = String(resources[0]);
+    const mount = mountOfResource(resource);
+    return mount ? { mount, resource } : `${resource} is not an MCP endpoint of this server.`;
+  }
+
+  async function showInteraction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) return sendErrorPage(res, 400, 'Sign-in expired', 'This page belongs to another authorization.');
+    const target = requestedMount(details.params);
+    if (typeof target === 'string') {
+      await provider.interactionFinished(req, res, { error: 'invalid_target', error_description: target }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const signedInRaw = await store.get(`oauth:signed-in:${uid}`);
+    if (signedInRaw === undefined) {
+      // First visit: off to the platform's own sign-in and consent.
+      const { auth } = target.mount;
+      if (!auth.oauth.clientId) return sendErrorPage(res, 500, 'Sign-in not configured', `The server has no ${auth.name} OAuth client configured.`);
+      const { startWebSignIn } = await import('../auth/oauth.js');
+      const redirectUri = `${publicUrl}${ISSUER_PATH}/callback`;
+      const loginHint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
+      const started = await startWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId }, redirectUri, loginHint ? { login_hint: loginHint } : {});
+      const pending: PendingSignIn = { uid, platform: auth.platform, redirectUri, state: started.state, codeVerifier: started.codeVerifier };
+      await store.set(`oauth:pending-sign-in:${started.state}`, JSON.stringify(pending), SIGN_IN_TTL_MS);
+      res.writeHead(303, { location: started.url, 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    const signedIn = JSON.parse(signedInRaw) as SignedIn | { error: string; description: string };
+    if ('error' in signedIn) {
+      await store.delete(`oauth:signed-in:${uid}`);
+      await provider.interactionFinished(req, res, { error: signedIn.error, error_description: signedIn.description }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const client = await provider.Client.find(details.params.client_id);
+    sendConsentPage(res, {
+      action: `${ISSUER_PATH}/interaction/${uid}/confirm`,
+      csrf: signedIn.csrf,
+      clientName: String(client?.clientName ?? details.params.client_id),
+      clientId: String(details.params.client_id),
+      serverName: target.mount.name,
+      resource: target.resource,
+      scopes: [MCP_SCOPE],
+      account: signedIn.account,
+    });
+  }
+
+  /** The platform sends the browser back here with its code (or its refusal). */
+  async function platformCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const received = new URL(req.url ?? '/', 'http://callback').searchParams;
+    const state = received.get('state');
+    const pendingRaw = state ? await store.take(`oauth:pending-sign-in:${state}`) : undefined;
+    if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
+    const pending = JSON.parse(pendingRaw) as PendingSignIn;
+    const mount = mounts.find((candidate) => candidate.auth.platform === pending.platform) as OAuthMount;
+    const { auth } = mount;
+    const next = (value: SignedIn | { error: string; description: string }) => store.set(`oauth:signed-in:${pending.uid}`, JSON.stringify(value), SIGN_IN_TTL_MS);
+    try {
+      const { finishWebSignIn } = await import('../auth/oauth.js');
+      const tokens = await finishWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId as string }, received, pending, { timeoutMs: 20_000 });
+      const account = await auth.lookupAccount(tokens.accessToken);
+      if (!account?.id) {
+        await next({ error: 'access_denied', description: `${auth.name} did not say who signed in.` });
+      } else {
+        const userKey = `${auth.platform}:${account.id}`;
+        const platformTokens: PlatformTokens = {
+          accessToken: tokens.accessToken,
+          tokenType: tokens.tokenType,
+          obtainedAt: Date.now(),
+          ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+          ...(tokens.expiresAt !== undefined ? { expiresAt: tokens.expiresAt } : {}),
+          ...(tokens.scope ? { scope: tokens.scope } : {}),
+          account,
+        };
+        const who = account.name ? `${account.name}${account.email ? ` <${account.email}>` : ''}` : account.email ?? account.id;
+        await next({ userKey, account: who, csrf: randomBytes(24).toString('base64url'), sealed: await vault.seal(userKey, platformTokens) });
+        logger.info({ platform: auth.platform, account: account.id }, 'platform sign-in for an MCP client');
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.warn({ platform: auth.platform, err: message }, 'platform sign-in failed');
+      await next({ error: 'access_denied', description: `Signing in to ${auth.name} failed: ${message}` });
+    }
+    res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${pending.uid}`, 'cache-control': 'no-store' });
+    res.end();
+  }
+
+  /** The consent form's answer. */
+  async function confirm(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) return sendErrorPage(res, 400, 'Sign-in expired', 'This form belongs to another authorization.');
+    const form = await readForm(req);
+    const signedInRaw = await store.get(`oauth:signed-in:${uid}`);
+    const signedIn = signedInRaw === undefined ? undefined : (JSON.parse(signedInRaw) as Partial<SignedIn>);
+    const csrf = form?.get('csrf');
+    if (!signedIn?.csrf || !signedIn.userKey || !signedIn.sealed || !csrf || !sameSecret(csrf, signedIn.csrf)) {
+      return sendErrorPage(res, 403, 'Form not accepted', 'The consent form was not sent from the page this server showed.');
+    }
+    await store.delete(`oauth:signed-in:${uid}`);
+    if (form?.get('decision') !== 'allow') {
+      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const target = requestedMount(details.params);
+    if (typeof target === 'string') return sendErrorPage(res, 400, 'Invalid request', target);
+    const tokens = await vault.open(signedIn.userKey, signedIn.sealed);
+    if (!tokens) return sendErrorPage(res, 400, 'Sign-in expired', 'The platform sign-in could not be read back.');
+    await vault.put(signedIn.userKey, tokens);
+    const grant = new provider.Grant({ accountId: signedIn.userKey, clientId: details.params.client_id });
+    grant.addOIDCScope(`openid offline_access ${MCP_SCOPE}`);
+    grant.addResourceScope(target.resource, MCP_SCOPE);
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { login: { accountId: signedIn.userKey }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<RequestIdentity | undefined> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const resourceMetadataUrl = metadataUrlFor(path);
+    try {
+      if (!provider) throw new OAuthError(OAuthErrorCode.ServerError, 'The server is starting.');
+      const info = await verifyBearerToken(req.headers.authorization, { verifier, requiredScopes: [MCP_SCOPE], expectedResource: new URL(resourceFor(path)), resourceMetadataUrl });
+      return { userKey: String(info.extra?.userKey) };
+    } catch (error) {
+      if (!(error instanceof OAuthError)) logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'bearer check failed');
+      else logger.info({ path, reason: error.message }, 'rejected MCP request: bearer token refused');
+      await sendWebResponse(res, bearerAuthChallengeResponse(error, { requiredScopes: [MCP_SCOPE], resourceMetadataUrl }));
+      return undefined;
+    }
+  }
+
+  return { start, handle, authenticate };
+}

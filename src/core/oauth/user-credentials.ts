@@ -1,0 +1,100 @@
+/**
+ * A server's platform credentials in OAuth mode: the platform token of the user the current
+ * request acts for (`currentIdentity()`), from the vault, renewed with the platform shortly
+ * before expiry or after a 401, the rotated pair written back. With no identity, or an identity
+ * of another platform, the call fails closed: no token of anyone else is ever sent.
+ */
+import type { Credentials } from '../auth/credentials.js';
+import type { PlatformAuth } from '../auth/platform-auth.js';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { currentIdentity } from '../request-identity.js';
+import type { PlatformTokens, TokenVault } from './vault.js';
+
+/** Renew this long before expiry (at most half the token's lifetime). */
+const REFRESH_SKEW_MS = 60_000;
+
+function signInAgain(name: string, why: string): ToolError {
+  return new ToolError({ kind: 'unauthorized', message: `${why}`, nextStep: `Sign in to ${name} again: reconnect the MCP client so that it runs the authorization again.` });
+}
+
+function expiresSoon(tokens: PlatformTokens, now: number): boolean {
+  if (tokens.expiresAt === undefined) return false;
+  const lifetime = tokens.expiresAt - tokens.obtainedAt;
+  const skew = lifetime > 0 ? Math.min(REFRESH_SKEW_MS, lifetime / 2) : REFRESH_SKEW_MS;
+  return tokens.expiresAt - skew <= now;
+}
+
+export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now): Credentials {
+  /** One renewal per user at a time in this process. */
+  const renewing = new Map<string, Promise<PlatformTokens | undefined>>();
+  /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
+  const lastSent = new Map<string, string>();
+
+  const userKey = (): string => {
+    const identity = currentIdentity();
+    if (!identity) throw new ToolError({ kind: 'unauthorized', message: `No signed-in user for this request: in OAuth mode every ${auth.name} call acts for the user of its MCP token.` });
+    if (!identity.userKey.startsWith(`${auth.platform}:`)) throw new ToolError({ kind: 'forbidden', message: `This MCP token was issued for another platform's sign-in, not ${auth.name}.` });
+    return identity.userKey;
+  };
+
+  const renew = (key: string, stale: string | undefined): Promise<PlatformTokens | undefined> => {
+    let running = renewing.get(key);
+    if (!running) {
+      running = (async () => {
+        // Read again: a call on another replica may have renewed it already.
+        const current = await vault.get(key);
+        if (!current) return undefined;
+        if (stale !== undefined ? current.accessToken !== stale : !expiresSoon(current, now())) return current;
+        if (!current.refreshToken || !auth.oauth.clientId) throw signInAgain(auth.name, `The ${auth.name} sign-in has expired and cannot be renewed.`);
+        const { refreshTokenSet } = await import('../auth/oauth.js');
+        try {
+          const set = await refreshTokenSet(
+            { authorizeUrl: auth.oauth.authorizeUrl, tokenUrl: auth.oauth.tokenUrl, clientId: auth.oauth.clientId, ...(auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : {}), ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}) },
+            current.refreshToken,
+            { now, timeoutMs: 20_000 },
+          );
+          const next: PlatformTokens = {
+            ...current,
+            accessToken: set.accessToken,
+            tokenType: set.tokenType,
+            obtainedAt: now(),
+            refreshToken: set.refreshToken ?? current.refreshToken,
+            ...(set.scope !== undefined ? { scope: set.scope } : {}),
+          };
+          if (set.expiresAt !== undefined) next.expiresAt = set.expiresAt;
+          else delete next.expiresAt;
+          await vault.put(key, next);
+          logger.info({ platform: auth.platform, expiresAt: next.expiresAt }, 'user platform token renewed');
+          return next;
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          logger.warn({ platform: auth.platform, err: message }, 'could not renew a user platform token');
+          throw signInAgain(auth.name, `The ${auth.name} sign-in could not be renewed: ${message}`);
+        }
+      })().finally(() => renewing.delete(key));
+      renewing.set(key, running);
+    }
+    return running;
+  };
+
+  return {
+    async authorization() {
+      const key = userKey();
+      let tokens = await vault.get(key);
+      if (!tokens) throw signInAgain(auth.name, `No ${auth.name} sign-in is stored for this user (it was removed or the server's state key changed).`);
+      if (expiresSoon(tokens, now())) {
+        const renewed = await renew(key, undefined);
+        if (renewed) tokens = renewed;
+      }
+      lastSent.set(key, tokens.accessToken);
+      return `Bearer ${tokens.accessToken}`;
+    },
+    async refresh() {
+      const key = userKey();
+      const stale = lastSent.get(key);
+      const renewed = await renew(key, stale);
+      return renewed !== undefined && renewed.accessToken !== stale;
+    },
+  };
+}
