@@ -8,6 +8,7 @@ import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
 import type { RunningSandbox } from './sandbox/server.js';
+import type { SharedStore } from './core/store/store.js';
 import { printable } from './core/auth/printable.js';
 import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
@@ -34,6 +35,8 @@ interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   allowedHost?: string[];
   allowedOrigin?: string[];
   serverKey?: string;
+  store?: string;
+  redisUrl?: string;
 }
 
 const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
@@ -87,7 +90,25 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
     .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
-    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)');
+    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)')
+    .option('--store <kind>', 'state shared by replicas: memory (this process only, the default) or redis (TOOLSERVERS_STORE)')
+    .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)');
+}
+
+/**
+ * The store replicas share (src/core/store): opened when serving HTTP, and for stdio only when
+ * Redis is chosen. Its code (and ioredis) is loaded only then.
+ */
+async function openSharedStore(flags: ServeFlags, http: boolean): Promise<SharedStore | undefined> {
+  if (!http && !flags.store && !process.env.TOOLSERVERS_STORE) return undefined;
+  const { openStore, storeChoice } = await import('./core/store/open-store.js');
+  try {
+    const choice = storeChoice(flags);
+    if (!http && choice.kind === 'memory') return undefined;
+    return await openStore(choice, logger);
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
@@ -151,7 +172,7 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   return out;
 }
 
-async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean): Promise<void> {
+async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean, shared: SharedStore | undefined): Promise<void> {
   const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
   const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
   if (!isLoopbackHost(flags.host)) {
@@ -173,7 +194,7 @@ async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: bo
   });
   // A generated key is shown once, in the client configurations; a configured one is never echoed.
   process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
-  const stop = () => void running.close().then(() => process.exit(0));
+  const stop = () => void running.close().then(() => shared?.close()).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
@@ -236,7 +257,8 @@ for (const info of SERVER_INFO) {
     const view = choicesFrom(flags);
     const sandbox = await maybeSandbox(flags.sandbox);
     const entry = await info.load();
-    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
+    const shared = await openSharedStore(flags, flags.transport === 'http');
+    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) });
     if (flags.transport === 'stdio') {
       const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
       // The listing itself is computed when the client first asks for it.
@@ -244,11 +266,11 @@ for (const info of SERVER_INFO) {
       const handle = serveOverStdio(server, view);
       logger.info({ server: entry.name, tools }, 'serving over stdio');
       // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
-      const stop = () => void handle.close().finally(() => void (sandbox ? sandbox.close() : Promise.resolve()).finally(() => process.exit(0)));
+      const stop = () => void handle.close().finally(() => void Promise.all([sandbox?.close(), shared?.close()]).finally(() => process.exit(0)));
       process.stdin.once('end', stop);
       process.stdin.once('close', stop);
     } else {
-      await serveHttp([server], flags, true);
+      await serveHttp([server], flags, true, shared);
     }
   });
 }
@@ -261,8 +283,9 @@ addChoiceOptions(
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
   const entries = await loadAll(SERVER_INFO);
-  const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
-  await serveHttp(servers, flags, false);
+  const shared = await openSharedStore(flags, true);
+  const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) }));
+  await serveHttp(servers, flags, false, shared);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
 
