@@ -72,9 +72,12 @@ export class MemoryStore implements SharedStore {
   }
 
   async raiseTo(key: string, value: number, ttlMs?: number): Promise<number> {
-    const current = Number(await this.get(key));
+    if (!Number.isFinite(value)) throw new RangeError('raiseTo needs a finite number');
+    // No await between reading and writing: concurrent raises cannot interleave.
+    const stored = this.live(key)?.value;
+    const current = typeof stored === 'string' && stored.trim() !== '' ? Number(stored) : Number.NaN;
     if (Number.isFinite(current) && current >= value) return current;
-    await this.set(key, String(value), ttlMs);
+    this.entries.set(key, { value: String(value), expiresAt: this.expiry(ttlMs) });
     return value;
   }
 
