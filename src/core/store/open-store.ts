@@ -43,8 +43,10 @@ export async function openStore(choice: StoreChoice, logger: Logger): Promise<Sh
     const { MemoryStore } = await import('./memory-store.js');
     return new MemoryStore();
   }
-  const { RedisStore } = await import('./redis-store.js');
+  const [{ RedisStore }, { watchRateLimits }] = await Promise.all([import('./redis-store.js'), import('./rate-limits.js')]);
   const store = await RedisStore.connect({ url: choice.redisUrl!, logger, ...(choice.keyPrefix !== undefined ? { keyPrefix: choice.keyPrefix } : {}) });
+  // Subscribed before the first request, so that no hold published by another replica is missed.
+  await watchRateLimits(store, logger);
   logger.info({ store: 'redis' }, 'connected to the shared store');
   return store;
 }

@@ -44,13 +44,19 @@ class RateLimitBoard {
     private readonly now: () => number,
   ) {}
 
-  start(): void {
-    if (this.subscription) return;
-    this.subscription = this.store.subscribe(CHANNEL, (message) => this.receive(message));
-    this.subscription.catch((error: unknown) => {
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not subscribe to shared rate-limit holds; each replica honours only its own 429s');
-      this.subscription = undefined;
-    });
+  /** Subscribes once; resolves when subscribed (or when that failed, which is logged: each replica then honours only its own 429s). */
+  start(): Promise<void> {
+    this.subscription ??= this.store.subscribe(CHANNEL, (message) => this.receive(message));
+    return this.subscription.then(
+      () => {
+        // Holds published before the subscription were missed: read each known key again.
+        this.primed.clear();
+      },
+      (error: unknown) => {
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not subscribe to shared rate-limit holds; each replica honours only its own 429s');
+        this.subscription = undefined;
+      },
+    );
   }
 
   private receive(message: string): void {
@@ -113,15 +119,27 @@ class RateLimitBoard {
 
 const boards = new WeakMap<SharedStore, RateLimitBoard>();
 
-/** The shared hold of one platform (by base URL) for the credentials a request uses. */
-export function sharedRateLimit(store: SharedStore, baseUrl: string, logger: Logger = silentLogger, now: () => number = Date.now): SharedRateLimit {
+function boardOf(store: SharedStore, logger: Logger): RateLimitBoard {
   let board = boards.get(store);
   if (!board) {
-    board = new RateLimitBoard(store, logger, now);
+    board = new RateLimitBoard(store, logger, Date.now);
     boards.set(store, board);
   }
-  board.start();
-  const shared = board;
+  return board;
+}
+
+/**
+ * Starts listening for other replicas' holds; resolves once subscribed. Opening a store does this
+ * (open-store.ts), so a replica serves no request before it can hear of a hold.
+ */
+export function watchRateLimits(store: SharedStore, logger: Logger = silentLogger): Promise<void> {
+  return boardOf(store, logger).start();
+}
+
+/** The shared hold of one platform (by base URL) for the credentials a request uses. */
+export function sharedRateLimit(store: SharedStore, baseUrl: string, logger: Logger = silentLogger): SharedRateLimit {
+  const shared = boardOf(store, logger);
+  void shared.start();
   const platform = baseUrl.replace(/\/+$/, '');
   const keyNow = () => rateLimitKey(platform, currentIdentity()?.userKey);
   return {
