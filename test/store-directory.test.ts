@@ -109,6 +109,28 @@ describe('shared SearchUsers directory', () => {
     await store.close();
   });
 
+  it('a walk that ends between a replica\'s first read and its taking the lock is not repeated', async () => {
+    const store = new MemoryStore();
+    const key = directoryKey(sandbox.incidentops.baseUrl, undefined);
+    await replica(store).directory.get(signal());
+    for (let i = 0; i < 100 && (await store.get(key)) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The second replica's first read happened while the walker was still writing: it saw nothing.
+    const get = store.get.bind(store);
+    let first = true;
+    store.get = async (name: string) => {
+      if (name === key && first) {
+        first = false;
+        return undefined;
+      }
+      return get(name);
+    };
+    sandbox.clearRequests();
+    assert.equal((await replica(store).directory.get(signal())).users.length, 250);
+    assert.equal(userPages(), 0);
+    assert.equal(await store.get(`${key}:lock`), undefined, 'the lock taken for nothing is given back');
+    await store.close();
+  });
+
   it('a replica waiting on a walker that died walks itself after the wait bound', async () => {
     const store = new MemoryStore();
     const api = replica(undefined).api;

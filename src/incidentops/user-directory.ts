@@ -140,7 +140,10 @@ export class UserDirectory {
     const key = directoryKey(sharing.baseUrl, who || undefined);
     const lock = `${key}:lock`;
     const shared = await this.readShared(key);
-    if (shared) return shared;
+    if (shared) {
+      this.debug('user directory read from the store');
+      return shared;
+    }
     const waitUntil = Date.now() + (sharing.waitMs ?? DIRECTORY_WAIT_MS);
     for (;;) {
       if (Date.now() >= waitUntil) {
@@ -157,6 +160,13 @@ export class UserDirectory {
         return this.walk(signal, tell);
       }
       if (mine) {
+        // Another replica may have finished its walk between the first read and taking the lock.
+        const written = await this.readShared(key);
+        if (written) {
+          await sharing.store.delete(lock).catch(() => undefined);
+          return written;
+        }
+        this.debug('walking the user directory for the replicas');
         let directory: Directory;
         try {
           directory = await this.walk(signal, tell);
@@ -168,6 +178,7 @@ export class UserDirectory {
         void this.share(key, lock, directory);
         return directory;
       }
+      this.debug('waiting for another replica walking the user directory');
       await this.waitForUnlock(lock, waitUntil, signal);
       const written = await this.readShared(key);
       if (written) return written;
@@ -211,13 +222,20 @@ export class UserDirectory {
     try {
       const text = await encodeDirectory(directory);
       const ttlMs = this.ttlMs - (this.now() - directory.fetchedAt);
-      if (text.length <= MAX_SHARED_CHARS && ttlMs > 0) await store.set(key, text, ttlMs);
+      if (text.length <= MAX_SHARED_CHARS && ttlMs > 0) {
+        await store.set(key, text, ttlMs);
+        this.debug(`user directory shared (${text.length} characters)`);
+      }
       else this.sharing!.logger?.warn({ chars: text.length }, 'user directory too large to share; each replica fetches its own');
     } catch (error) {
       this.warn(error, 'could not share the user directory with the other replicas');
     } finally {
       if (lock !== undefined) await store.delete(lock).catch(() => undefined);
     }
+  }
+
+  private debug(message: string): void {
+    this.sharing?.logger?.debug({ lockOwner: this.lockOwner }, message);
   }
 
   private warn(error: unknown, message: string): void {
