@@ -35,7 +35,7 @@ export function findExecutable(name: string): string | undefined {
 export function missingPrograms(...names: string[]): string | undefined {
   const missing = names.filter((name) => !findExecutable(name));
   if (missing.length === 0) return undefined;
-  return `${missing.join(' and ')} not found (install the Debian package${missing.length > 1 ? 's' : ''} ${missing.map((name) => (name === 'redis-server' ? 'redis-server' : name)).join(', ')}; .ci/run does this)`;
+  return `${missing.join(' and ')} not found (install the Debian package${missing.length > 1 ? 's' : ''} of the same name; .ci/run does this)`;
 }
 
 export async function freePort(): Promise<number> {
