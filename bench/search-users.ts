@@ -9,7 +9,11 @@
  *   over a mix of queries (names, typos, prefixes, whole and partial e-mails, folded letters);
  * - the matcher alone (rankUsers on the prepared index), p50 per query.
  * Prints numbers and the ratios to the targets (cold <= 0.1x baseline, cached p50 <= 25 ms).
- * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS.
+ * With BENCH_REDIS_URL (a Redis to use, e.g. redis://127.0.0.1:6379/15; its keys under
+ * `bench-<pid>:` are deleted at the end), also two replicas sharing it: the first search on one
+ * replica (walk, then shared), the first on the other (read from Redis, decoded, indexed), and
+ * cached searches on a replica with the store.
+ * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS, BENCH_REDIS_URL.
  */
 import { performance } from 'node:perf_hooks';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
@@ -19,6 +23,8 @@ import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import { createUserIndex, rankUsers } from '../src/incidentops/user-matching.js';
+import { directoryKey } from '../src/incidentops/user-directory.js';
+import type { SharedStore } from '../src/core/store/store.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -55,12 +61,37 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function serverFor(sandbox: PlatformProcess): AnyToolServer {
+function serverFor(sandbox: PlatformProcess, store?: SharedStore): AnyToolServer {
   return createIncidentOpsServer({
     settings: resolveIncidentOpsSettings({ baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token }, {}),
     logger: silentLogger,
     version: 'bench',
+    ...(store ? { store } : {}),
   });
+}
+
+/** Two replicas on one Redis: first search on each, then cached searches on one. */
+async function replicas(sandbox: PlatformProcess, redisUrl: string, queries: string[]): Promise<void> {
+  const { RedisStore } = await import('../src/core/store/redis-store.js');
+  const keyPrefix = `bench-${process.pid}:`;
+  const stores = [await RedisStore.connect({ url: redisUrl, keyPrefix }), await RedisStore.connect({ url: redisUrl, keyPrefix })];
+  const [a, b] = stores.map((store) => serverFor(sandbox, store)) as [AnyToolServer, AnyToolServer];
+  const search = async (server: AnyToolServer, query: string) => {
+    const started = performance.now();
+    const result = await executeTool(server, findTool(server, 'IncidentOps.SearchUsers')!, { query }, new AbortController().signal);
+    if (result.isError) throw new Error(JSON.stringify(result.content));
+    return performance.now() - started;
+  };
+  const walked = await search(a, queries[0]!);
+  // The first replica shares in the background: wait until the directory is in Redis.
+  while ((await stores[0]!.get(directoryKey(sandbox.incidentops.baseUrl, undefined))) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  const fromStore = await search(b, queries[1]!);
+  const cached: number[] = [];
+  for (let round = 0; round < CACHED_ROUNDS; round++) for (const query of queries) cached.push(await search(b, query));
+  console.log(`\ntwo replicas on Redis: first search on replica A (walk, then shared) ${walked.toFixed(0)} ms; first on replica B (read from Redis, decode, index) ${fromStore.toFixed(0)} ms`);
+  console.log(`cached SearchUsers on replica B (executeTool, ${cached.length} calls): p50 ${percentile(cached, 50).toFixed(2)} ms, p95 ${percentile(cached, 95).toFixed(2)} ms`);
+  await stores[0]!.delete(directoryKey(sandbox.incidentops.baseUrl, undefined));
+  await Promise.all(stores.map((store) => store.close()));
 }
 
 async function coldSearch(sandbox: PlatformProcess, query: string): Promise<number> {
@@ -171,6 +202,8 @@ async function main(): Promise<void> {
   const indexStarted = performance.now();
   createUserIndex(users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') })));
   console.log(`index build for ${users.length} users: ${(performance.now() - indexStarted).toFixed(0)} ms`);
+
+  if (process.env.BENCH_REDIS_URL) await replicas(sandbox, process.env.BENCH_REDIS_URL, queries.map(([, query]) => query));
 
   await client.close();
   await sandbox.close();

@@ -9,6 +9,7 @@ import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/reques
 import { SelectionError } from './core/names.js';
 import { parseBoolean } from './core/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
+import type { SharedStore } from './core/store/store.js';
 import { printable } from './core/auth/printable.js';
 import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
@@ -38,6 +39,8 @@ interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   metrics?: boolean;
   auth?: string;
   publicUrl?: string;
+  store?: string;
+  redisUrl?: string;
 }
 
 const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
@@ -123,7 +126,9 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)')
     .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`)
     .option('--auth <mode>', `HTTP authentication: key (one shared server key, the default) or oauth (every user signs in to the platform as themselves) (${AUTH_ENV})`)
-    .option('--public-url <url>', `external base URL of the HTTP server behind a proxy; OAuth issuer and resource URLs derive from it (${PUBLIC_URL_ENV}); default: the bound URL`);
+    .option('--public-url <url>', `external base URL of the HTTP server behind a proxy; OAuth issuer and resource URLs derive from it (${PUBLIC_URL_ENV}); default: the bound URL`)
+    .option('--store <kind>', 'state shared by replicas: memory (this process only, the default) or redis (TOOLSERVERS_STORE)')
+    .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)');
 }
 
 /** Metrics are opt-in (--metrics or TOOLSERVERS_METRICS); the key comes from the environment only, never a flag that `ps` shows. */
@@ -140,6 +145,22 @@ function metricsSetting(flag: boolean | undefined, host: string, isLoopback: (ho
   if (key !== undefined && key.length < 16) fail(`${METRICS_KEY_ENV} must be at least 16 characters long.`);
   if (!key && !isLoopback(host)) logger.warn({ host }, `metrics at /metrics are readable by every client that can reach the server; set ${METRICS_KEY_ENV} to require a key`);
   return key ? { key } : {};
+}
+
+/**
+ * The store replicas share (src/core/store): opened when serving HTTP, and for stdio only when
+ * Redis is chosen. Its code (and ioredis) is loaded only then.
+ */
+async function openSharedStore(flags: ServeFlags, http: boolean): Promise<SharedStore | undefined> {
+  if (!http && !flags.store && !process.env.TOOLSERVERS_STORE) return undefined;
+  const { openStore, storeChoice } = await import('./core/store/open-store.js');
+  try {
+    const choice = storeChoice(flags);
+    if (!http && choice.kind === 'memory') return undefined;
+    return await openStore(choice, logger);
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
@@ -204,7 +225,7 @@ function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
 }
 
 /** OAuth mode: the servers built with per-user credentials, and the layer that signs people in. */
-async function oauthServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean) {
+async function oauthServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean, shared: SharedStore | undefined) {
   const { prepareOAuthMode } = await import('./servers/oauth-mode.js');
   const publicUrl = publicUrlFrom(flags);
   try {
@@ -215,6 +236,7 @@ async function oauthServers(entries: readonly ServerEntry[], input: ServerSettin
       single,
       ...(sandbox ? { sandbox } : {}),
       ...(publicUrl ? { publicUrl } : {}),
+      ...(shared ? { store: shared } : {}),
       ...(process.env[DEV_HTTP_CLIENT_IDS_ENV] === 'true' ? { allowHttpClientIds: true } : {}),
     });
   } catch (error) {
@@ -222,58 +244,58 @@ async function oauthServers(entries: readonly ServerEntry[], input: ServerSettin
   }
 }
 
-async function serveHttp(servers: AnyToolServer[], flags: ServeFlags, single: boolean, oauth?: import('./core/oauth/layer.js').OAuthLayer): Promise<void> {
+/** The servers of an HTTP start: per-user credentials and the sign-in layer in OAuth mode, the configured credentials otherwise. */
+async function httpServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean) {
+  const shared = await openSharedStore(flags, true);
+  if (authMode(flags) === 'oauth') {
+    const mode = await oauthServers(entries, input, flags, sandbox, single, shared);
+    return { servers: mode.servers, shared: mode.store, oauth: mode.layer };
+  }
+  const servers = entries.map((entry) => entry.create(input, { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) }));
+  return { servers, shared, oauth: undefined };
+}
+
+async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
+  const { servers, shared, oauth } = started;
   const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
   if (oauth) {
     if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
-    const view = choicesFrom(flags);
-    for (const server of servers) checkedView(registry, server, view);
-    const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
-    const publicUrl = publicUrlFrom(flags);
-    const running = await serveOverHttp({
-      host: flags.host,
-      port: flags.port,
-      mounts,
-      logger,
-      auth: { kind: 'oauth', layer: oauth },
-      allowedHosts: [...(flags.allowedHost ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
-      // The consent form posts from the public origin.
-      allowedOrigins: [...(flags.allowedOrigin ?? []), ...(publicUrl ? [new URL(publicUrl).hostname] : [])],
-    });
-    const base = publicUrl ?? running.url;
-    const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
-    for (const { path, server } of running.endpoints) lines.push(`  ${server.name.padEnd(12)} ${base}${path}`);
-    lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
-    process.stderr.write(lines.join('\n'));
-    const stop = () => void running.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return;
-  }
-  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
-  if (!isLoopbackHost(flags.host)) {
+  } else if (!isLoopbackHost(flags.host)) {
     if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
-  const serverKey = configuredKey ?? generateServerKey();
+  const serverKey = oauth ? undefined : configuredKey ?? generateServerKey();
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
   const view = choicesFrom(flags);
   for (const server of servers) checkedView(registry, server, view);
   const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
+  const publicUrl = publicUrlFrom(flags);
+  // Behind a proxy the public host is the one clients (and the consent form) use.
+  const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
   const running = await serveOverHttp({
     host: flags.host,
     port: flags.port,
     mounts,
     logger,
-    serverKey,
-    ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
-    ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+    auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: serverKey as string },
+    allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
+    allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
+    ...(shared ? { store: shared } : {}),
     ...(metrics ? { metrics } : {}),
   });
   if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
-  // A generated key is shown once, in the client configurations; a configured one is never echoed.
-  process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
-  const stop = () => void running.close().then(() => process.exit(0));
+  if (oauth) {
+    const base = publicUrl ?? running.url;
+    const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
+    for (const { path, server } of running.endpoints) lines.push(`  ${server.name.padEnd(12)} ${base}${path}`);
+    lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
+    process.stderr.write(lines.join('\n'));
+  } else {
+    // A generated key is shown once, in the client configurations; a configured one is never echoed.
+    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
+  }
+  const stop = () => void running.close().then(() => shared?.close()).finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
@@ -336,25 +358,21 @@ for (const info of SERVER_INFO) {
     const view = choicesFrom(flags);
     const sandbox = await maybeSandbox(flags.sandbox);
     const entry = await info.load();
-    if (flags.transport !== 'stdio' && authMode(flags) === 'oauth') {
-      const mode = await oauthServers([entry], settingsFrom(flags), flags, sandbox, true);
-      await serveHttp(mode.servers, flags, true, mode.layer);
+    if (flags.transport !== 'stdio') {
+      await serveHttp(await httpServers([entry], settingsFrom(flags), flags, sandbox, true), flags, true);
       return;
     }
-    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
-    if (flags.transport === 'stdio') {
-      const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
-      // The listing itself is computed when the client first asks for it.
-      const tools = checkedView(registry, server, view).exposed.length;
-      const handle = serveOverStdio(server, view);
-      logger.info({ server: entry.name, tools }, 'serving over stdio');
-      // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
-      const stop = () => void handle.close().finally(() => void (sandbox ? sandbox.close() : Promise.resolve()).finally(() => process.exit(0)));
-      process.stdin.once('end', stop);
-      process.stdin.once('close', stop);
-    } else {
-      await serveHttp([server], flags, true);
-    }
+    const shared = await openSharedStore(flags, false);
+    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) });
+    const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+    // The listing itself is computed when the client first asks for it.
+    const tools = checkedView(registry, server, view).exposed.length;
+    const handle = serveOverStdio(server, view);
+    logger.info({ server: entry.name, tools }, 'serving over stdio');
+    // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
+    const stop = () => void handle.close().finally(() => void Promise.all([sandbox?.close(), shared?.close()]).finally(() => process.exit(0)));
+    process.stdin.once('end', stop);
+    process.stdin.once('close', stop);
   });
 }
 
@@ -366,13 +384,7 @@ addChoiceOptions(
 ).action(async (flags: ServeFlags) => {
   const sandbox = await maybeSandbox(flags.sandbox);
   const entries = await loadAll(SERVER_INFO);
-  if (authMode(flags) === 'oauth') {
-    const mode = await oauthServers(entries, {}, flags, sandbox, false);
-    await serveHttp(mode.servers, flags, false, mode.layer);
-  } else {
-    const servers = entries.map((entry) => entry.create({}, { logger, ...(sandbox ? { sandbox } : {}) }));
-    await serveHttp(servers, flags, false);
-  }
+  await serveHttp(await httpServers(entries, {}, flags, sandbox, false), flags, false);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 });
 

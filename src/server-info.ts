@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { FileTokenStore } from './core/auth/token-store.js';
+import type { SharedStore } from './core/store/store.js';
 import type { PlatformAuth } from './core/auth/platform-auth.js';
 import type { Credentials } from './core/auth/credentials.js';
 import type { Logger } from './core/logger.js';
@@ -55,6 +56,8 @@ export interface BuildOptions {
   sandbox?: RunningSandbox;
   /** Where stored sign-ins live (default: TOOLSERVERS_CREDENTIALS_FILE or the user config directory). */
   store?: FileTokenStore;
+  /** State shared with other replicas (`--store`): the SearchUsers directory and rate-limit holds. */
+  shared?: SharedStore;
   env?: NodeJS.ProcessEnv;
   /**
    * OAuth mode: the platform credentials of the user each request acts for (replaces the explicit

@@ -3,7 +3,9 @@ import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/registry.js';
 import type { ToolProfile } from '../core/selection.js';
 import type { AnyToolDefinition } from '../core/tool.js';
-import { UpstreamClient } from '../core/upstream.js';
+import { UpstreamClient, type UpstreamClientOptions } from '../core/upstream.js';
+import { sharedRateLimit } from '../core/store/rate-limits.js';
+import type { SharedStore } from '../core/store/store.js';
 import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';
 import { canvasTool, type CanvasApiDeps } from './handler.js';
@@ -69,6 +71,8 @@ export interface CanvasApiServerOptions {
   now?: () => Date;
   /** Where the Authorization header comes from; defaults to the explicit token in the settings. */
   credentials?: Credentials;
+  /** Shared with other replicas: rate-limit holds. */
+  store?: SharedStore;
 }
 
 type Json = Record<string, unknown>;
@@ -78,6 +82,7 @@ export function createCanvasApiClient(
   logger: Logger,
   fetchImpl?: typeof fetch,
   credentials: Credentials = staticCredentials(settings.accessToken ? `Bearer ${settings.accessToken}` : undefined),
+  sharedHolds?: UpstreamClientOptions['sharedRateLimit'],
 ): UpstreamClient {
   return new UpstreamClient({
     baseUrl: settings.baseUrl,
@@ -85,6 +90,7 @@ export function createCanvasApiClient(
     timeoutMs: settings.timeoutMs,
     authorization: () => credentials.authorization(),
     ...(credentials.refresh ? { refreshAuthorization: credentials.refresh } : {}),
+    ...(sharedHolds ? { sharedRateLimit: sharedHolds } : {}),
     missingCredentialsMessage: 'No CanvasApi access token is configured and nobody has signed in, so nothing was sent.',
     missingCredentialsNextStep: `Run \`toolservers login canvasapi\` to sign in, or set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform; to try things out, start the server with --sandbox.`,
     defaultHeaders: { Accept: 'application/json' },
@@ -139,7 +145,13 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
     tools: canvasApiTools,
     profiles: CANVASAPI_PROFILES,
     deps: {
-      client: createCanvasApiClient(options.settings, options.logger, options.fetch, options.credentials),
+      client: createCanvasApiClient(
+        options.settings,
+        options.logger,
+        options.fetch,
+        options.credentials,
+        options.store ? sharedRateLimit(options.store, options.settings.baseUrl, options.logger) : undefined,
+      ),
       requestSchemas: canvasApiRequestSchemas,
       bodies: compileRequestSchemas(canvasApiRequestSchemas),
       now: options.now ?? (() => new Date()),

@@ -232,6 +232,11 @@ export interface UpstreamClientOptions {
   now?: () => Date;
   /** Jitter source in [0, 1) (default Math.random). */
   random?: () => number;
+  /**
+   * Rate-limit holds shared with other replicas (src/core/store/rate-limits.ts): a 429 here is
+   * passed on, and their 429s hold requests back here too. Read synchronously on every request.
+   */
+  sharedRateLimit?: { notBefore(): number; raise(until: number): Promise<void> };
 }
 
 /** HTTP semantics only (RFC 9110). Retries do not use it: see `mayResend`. */
@@ -718,6 +723,7 @@ export class UpstreamClient {
         const waitMs = this.rateLimitWait(response, outcome.sentAt);
         const deadline = this.now().getTime() + waitMs;
         this.notBefore = Math.max(this.notBefore, deadline);
+        await this.options.sharedRateLimit?.raise(deadline);
         const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
         if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
           this.logger.warn(
@@ -810,7 +816,7 @@ export class UpstreamClient {
   private async waitForRateLimit(ctx: RequestContext, attempt: number, waitedUntil: number | undefined): Promise<void> {
     let seen = waitedUntil ?? Number.NEGATIVE_INFINITY;
     for (;;) {
-      const until = this.notBefore;
+      const until = Math.max(this.notBefore, this.options.sharedRateLimit?.notBefore() ?? 0);
       if (until <= seen) return;
       const waitMs = until - this.now().getTime();
       if (waitMs <= 0) return;

@@ -1,7 +1,7 @@
 import { ToolError } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import type { Logger } from '../core/logger.js';
-import { UpstreamClient, type QueryValue } from '../core/upstream.js';
+import { UpstreamClient, type QueryValue, type UpstreamClientOptions } from '../core/upstream.js';
 import { formatAuthorization } from '../core/auth/credential-source.js';
 import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
 import type { ToolContext } from '../core/tool.js';
@@ -37,7 +37,13 @@ export class IncidentOpsApi {
   readonly client: UpstreamClient;
   readonly settings: IncidentOpsSettings;
 
-  constructor(settings: IncidentOpsSettings, logger: Logger, fetchImpl?: typeof fetch, credentials: Credentials = explicitCredentials(settings)) {
+  constructor(
+    settings: IncidentOpsSettings,
+    logger: Logger,
+    fetchImpl?: typeof fetch,
+    credentials: Credentials = explicitCredentials(settings),
+    sharedRateLimit?: UpstreamClientOptions['sharedRateLimit'],
+  ) {
     this.settings = settings;
     this.client = new UpstreamClient({
       baseUrl: settings.baseUrl,
@@ -46,6 +52,7 @@ export class IncidentOpsApi {
       timeoutMs: settings.timeoutMs,
       authorization: () => credentials.authorization(),
       ...(credentials.refresh ? { refreshAuthorization: credentials.refresh } : {}),
+      ...(sharedRateLimit ? { sharedRateLimit } : {}),
       missingCredentialsMessage: 'No IncidentOps credentials are configured and nobody has signed in, so nothing was sent.',
       missingCredentialsNextStep:
         'Run `toolservers login incidentops` to sign in, or set ' +

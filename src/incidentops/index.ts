@@ -6,7 +6,9 @@ import type { AnyToolDefinition } from '../core/tool.js';
 import { IncidentOpsApi } from './api.js';
 import type { IncidentOpsDeps } from './deps.js';
 import type { IncidentOpsSettings } from './settings.js';
-import { UserDirectory } from './user-directory.js';
+import { sharedRateLimit } from '../core/store/rate-limits.js';
+import type { SharedStore } from '../core/store/store.js';
+import { DIRECTORY_TTL_MS, UserDirectory } from './user-directory.js';
 import getEscalationPolicy from './tools/get-escalation-policy.js';
 import getIncident from './tools/get-incident.js';
 import getService from './tools/get-service.js';
@@ -68,10 +70,13 @@ export interface IncidentOpsServerOptions {
   now?: () => Date;
   /** Where the Authorization header comes from; defaults to the explicit token in the settings. */
   credentials?: Credentials;
+  /** Shared with other replicas: the user directory and rate-limit holds. */
+  store?: SharedStore;
 }
 
 export function createIncidentOpsServer(options: IncidentOpsServerOptions): ToolServer<IncidentOpsDeps> {
-  const api = new IncidentOpsApi(options.settings, options.logger, options.fetch, options.credentials);
+  const { store, settings, logger } = options;
+  const api = new IncidentOpsApi(settings, logger, options.fetch, options.credentials, store ? sharedRateLimit(store, settings.baseUrl, logger) : undefined);
   const now = options.now ?? (() => new Date());
   return {
     id: 'incidentops',
@@ -80,7 +85,7 @@ export function createIncidentOpsServer(options: IncidentOpsServerOptions): Tool
     instructions: INCIDENTOPS_INSTRUCTIONS,
     tools: incidentOpsTools,
     profiles: INCIDENTOPS_PROFILES,
-    deps: { api, now, directory: new UserDirectory(api, () => now().getTime()) },
+    deps: { api, now, directory: new UserDirectory(api, () => now().getTime(), DIRECTORY_TTL_MS, store ? { store, baseUrl: settings.baseUrl, logger } : undefined) },
     logger: options.logger,
   };
 }

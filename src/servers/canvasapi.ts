@@ -30,6 +30,6 @@ export const canvasApiEntry: ServerEntry = {
   auth: (input, options) => canvasApiAuthFor(input, options),
   create(input, options) {
     const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
-    return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(canvasApiAuthFor(input, options, settings), options) });
+    return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, ...(options.shared ? { store: options.shared } : {}), credentials: credentialsFor(canvasApiAuthFor(input, options, settings), options) });
   },
 };

@@ -31,6 +31,6 @@ export const incidentOpsEntry: ServerEntry = {
   auth: (input, options) => incidentOpsAuthFor(input, options),
   create(input, options) {
     const settings = resolveIncidentOpsSettings(incidentOpsInput(input, options.sandbox), settingsEnv(options));
-    return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, credentials: credentialsFor(incidentOpsAuthFor(input, options, settings), options) });
+    return createIncidentOpsServer({ settings, logger: options.logger, version: PACKAGE_VERSION, ...(options.shared ? { store: options.shared } : {}), credentials: credentialsFor(incidentOpsAuthFor(input, options, settings), options) });
   },
 };

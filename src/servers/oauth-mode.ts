@@ -47,13 +47,13 @@ export function prepareOAuthMode(options: OAuthModeOptions): OAuthMode {
     return { path: options.single ? '/mcp' : `/${entry.id}/mcp`, name: entry.name, auth };
   });
   const servers = options.entries.map((entry) =>
-    entry.create(options.input, { ...buildOptions, userCredentials: (auth) => userCredentials(auth, vault, options.logger) }),
+    entry.create(options.input, { ...buildOptions, shared: store, userCredentials: (auth) => userCredentials(auth, vault, options.logger) }),
   );
   const layer = createOAuthLayer({
     mounts,
     store,
     vault,
-    stateKey,
+    stateKey: stateKey.bytes,
     logger: options.logger,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { SharedStore } from './store.js';
 
 interface Entry {
@@ -11,10 +12,13 @@ export class MemoryStore implements SharedStore {
   readonly kind = 'memory';
   private readonly entries = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly channels = new EventEmitter();
 
   constructor(private readonly now: () => number = Date.now) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
+    // Any number of subscribers per channel is normal here (one per server and feature).
+    this.channels.setMaxListeners(0);
   }
 
   private live(key: string): Entry | undefined {
@@ -68,10 +72,26 @@ export class MemoryStore implements SharedStore {
   }
 
   async raiseTo(key: string, value: number, ttlMs?: number): Promise<number> {
-    const current = Number(await this.get(key));
+    if (!Number.isFinite(value)) throw new RangeError('raiseTo needs a finite number');
+    // No await between reading and writing: concurrent raises cannot interleave.
+    const stored = this.live(key)?.value;
+    const current = typeof stored === 'string' && stored.trim() !== '' ? Number(stored) : Number.NaN;
     if (Number.isFinite(current) && current >= value) return current;
-    await this.set(key, String(value), ttlMs);
+    this.entries.set(key, { value: String(value), expiresAt: this.expiry(ttlMs) });
     return value;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    // Asynchronous like a real broker: a subscriber never runs inside the publisher's call.
+    queueMicrotask(() => this.channels.emit(channel, message));
+  }
+
+  async subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    const listener = (message: string) => onMessage(message);
+    this.channels.on(channel, listener);
+    return async () => {
+      this.channels.off(channel, listener);
+    };
   }
 
   async ping(): Promise<boolean> {
@@ -81,6 +101,7 @@ export class MemoryStore implements SharedStore {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();
+    this.channels.removeAllListeners();
   }
 
   private sweep(): void {

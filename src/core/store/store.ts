@@ -21,7 +21,19 @@ export interface SharedStore {
   setMembers(key: string): Promise<string[]>;
   /** Raises the number at `key` to `value` if it is lower or absent (shared "not before" times); returns the result. */
   raiseTo(key: string, value: number, ttlMs?: number): Promise<number>;
-  /** Whether the store answers now (for /ready). */
+  /**
+   * Sends `message` to every subscriber of `channel` in every replica (this one included). Delivery
+   * is best effort: a replica that is not connected at that moment misses it.
+   */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `onMessage` for each message published on `channel` from now on; the result unsubscribes. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  /** Whether the store answers now (for /ready); never throws. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** The store could not be reached or did not answer in time; the message names it and why (never a password). */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
 }
