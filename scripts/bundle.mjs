@@ -16,7 +16,7 @@ const dist = path.join(root, 'dist');
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: path.join(root, 'src', 'cli.ts') },
+  entryPoints: { cli: path.join(root, 'src', 'main.ts') },
   outdir: dist,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

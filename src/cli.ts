@@ -3,17 +3,30 @@
 // server (server-info.ts), the protocol code, and the sandbox or sign-in only when used, so that a
 // server starts without loading the other server, the sandbox, or the OAuth and lock libraries.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createLogger, LogLevelError, resolveLogLevel } from './core/logger.js';
-import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
-import { CHOICE_SOURCES, operatorChoices, type ChoiceInput } from './core/request-choices.js';
-import { SelectionError } from './core/names.js';
-import { parseBoolean } from './core/selection.js';
-import type { RunningSandbox } from './sandbox/server.js';
-import type { SharedStore } from './core/store/store.js';
+import type { AnyToolServer, ViewOptions } from './core/registry.js';
+import { CHOICE_SOURCES, type ChoiceInput } from './core/request-choices.js';
 import { printable } from './core/auth/printable.js';
+import { logger } from './cli-logger.js';
+import {
+  AUTH_ENV,
+  checkedView,
+  choicesFrom,
+  fail,
+  loadRegistry,
+  maybeSandbox,
+  METRICS_ENV,
+  METRICS_KEY_ENV,
+  PUBLIC_URL_ENV,
+  type Registry,
+  SERVE_DEFAULTS,
+  serveAllCommand,
+  serveServerCommand,
+  SERVER_KEY_ENV,
+  type ServeFlags,
+  settingsFrom,
+} from './serve-command.js';
 import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
-const DEFAULT_HTTP_PORT = 3000;
 const DEFAULT_SANDBOX_PORT = 4010;
 
 function parsePort(value: string): number {
@@ -28,98 +41,18 @@ function parsePositiveInt(value: string): number {
   return n;
 }
 
-interface ServeFlags extends ServerSettingsInput, ChoiceInput {
-  transport: 'stdio' | 'http';
-  host: string;
-  port: number;
-  sandbox?: boolean;
-  allowedHost?: string[];
-  allowedOrigin?: string[];
-  serverKey?: string;
-  metrics?: boolean;
-  auth?: string;
-  publicUrl?: string;
-  store?: string;
-  redisUrl?: string;
-}
-
-const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
-const METRICS_ENV = 'TOOLSERVERS_METRICS';
-const METRICS_KEY_ENV = 'TOOLSERVERS_METRICS_KEY';
-const AUTH_ENV = 'TOOLSERVERS_AUTH';
-const PUBLIC_URL_ENV = 'TOOLSERVERS_PUBLIC_URL';
-/** Tests and local development only: Client ID Metadata Documents on http loopback URLs. */
-const DEV_HTTP_CLIENT_IDS_ENV = 'TOOLSERVERS_DEV_ALLOW_HTTP_CLIENT_IDS';
-
-/** `--auth` / TOOLSERVERS_AUTH: key (default) or oauth. */
-function authMode(flags: ServeFlags): 'key' | 'oauth' {
-  const value = (flags.auth ?? process.env[AUTH_ENV] ?? 'key').trim().toLowerCase() || 'key';
-  if (value !== 'key' && value !== 'oauth') fail(`--auth (${AUTH_ENV}) must be key or oauth, got "${printable(value).slice(0, 40)}".`);
-  return value;
-}
-
-function publicUrlFrom(flags: ServeFlags): string | undefined {
-  const raw = (flags.publicUrl ?? process.env[PUBLIC_URL_ENV])?.trim();
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail(`--public-url (${PUBLIC_URL_ENV}) must be an absolute URL such as https://tools.example.com, got "${printable(raw).slice(0, 80)}".`);
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))) {
-    fail(`--public-url (${PUBLIC_URL_ENV}) must use https (http only for loopback), got ${url.origin}.`);
-  }
-  if (url.search || url.hash) fail(`--public-url (${PUBLIC_URL_ENV}) must not have a query or fragment.`);
-  return url.href.replace(/\/+$/, '');
-}
-
-// Commands that print for people stay quiet unless asked; servers log at info.
-const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
-// An unknown level stops every command with one line that lists the valid ones (exit code 2).
-const logger = (() => {
-  try {
-    return createLogger(resolveLogLevel(process.env.TOOLSERVERS_LOG_LEVEL, quietCommand ? 'warn' : 'info'));
-  } catch (error) {
-    if (!(error instanceof LogLevelError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(2);
-  }
-})();
-
-// `toolservers tools | head` closes the pipe early: that is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
-
-type Registry = typeof import('./core/registry.js');
-
-/** The protocol side (views, listings, calls): loaded by the commands that serve or call tools. */
-function loadRegistry(): Promise<Registry> {
-  return import('./core/registry.js');
-}
-
 /** The store of sign-ins (loaded with the credential code by the commands that use it). */
 async function defaultStore(): Promise<import('./core/auth/token-store.js').FileTokenStore> {
   return (await import('./servers/shared.js')).defaultStore(logger);
 }
 
-async function maybeSandbox(enabled: boolean | undefined): Promise<RunningSandbox | undefined> {
-  if (!enabled) return undefined;
-  const { startSandbox } = await import('./sandbox/server.js');
-  const sandbox = await startSandbox({ port: 0 });
-  logger.info({ url: sandbox.url }, 'sandbox started in-process');
-  return sandbox;
-}
-
 function addServeOptions(command: Command, withTransport: boolean): Command {
   if (withTransport) {
-    command.addOption(new Option('--transport <transport>', 'how clients connect').choices(['stdio', 'http']).default('stdio'));
+    command.addOption(new Option('--transport <transport>', 'how clients connect').choices(['stdio', 'http']).default(SERVE_DEFAULTS.transport));
   }
   return command
-    .option('--host <host>', 'HTTP bind address (loopback by default)', '127.0.0.1')
-    .option('--port <port>', 'HTTP port', parsePort, DEFAULT_HTTP_PORT)
+    .option('--host <host>', 'HTTP bind address (loopback by default)', SERVE_DEFAULTS.host)
+    .option('--port <port>', 'HTTP port', parsePort, SERVE_DEFAULTS.port)
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
     .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
@@ -131,38 +64,6 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)');
 }
 
-/** Metrics are opt-in (--metrics or TOOLSERVERS_METRICS); the key comes from the environment only, never a flag that `ps` shows. */
-function metricsSetting(flag: boolean | undefined, host: string, isLoopback: (host: string) => boolean): { key?: string } | undefined {
-  let enabled: boolean | undefined;
-  try {
-    enabled = flag === true ? true : parseBoolean(process.env[METRICS_ENV], METRICS_ENV);
-  } catch (error) {
-    if (error instanceof SelectionError) fail(error.message);
-    throw error;
-  }
-  if (!enabled) return undefined;
-  const key = process.env[METRICS_KEY_ENV]?.trim() || undefined;
-  if (key !== undefined && key.length < 16) fail(`${METRICS_KEY_ENV} must be at least 16 characters long.`);
-  if (!key && !isLoopback(host)) logger.warn({ host }, `metrics at /metrics are readable by every client that can reach the server; set ${METRICS_KEY_ENV} to require a key`);
-  return key ? { key } : {};
-}
-
-/**
- * The store replicas share (src/core/store): opened when serving HTTP, and for stdio only when
- * Redis is chosen. Its code (and ioredis) is loaded only then.
- */
-async function openSharedStore(flags: ServeFlags, http: boolean): Promise<SharedStore | undefined> {
-  if (!http && !flags.store && !process.env.TOOLSERVERS_STORE) return undefined;
-  const { openStore, storeChoice } = await import('./core/store/open-store.js');
-  try {
-    const choice = storeChoice(flags);
-    if (!http && choice.kind === 'memory') return undefined;
-    return await openStore(choice, logger);
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-}
-
 /** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
 function addChoiceOptions(command: Command, toolsetsOption = '--toolsets <list>'): Command {
   return command
@@ -172,26 +73,6 @@ function addChoiceOptions(command: Command, toolsetsOption = '--toolsets <list>'
     .option('--tools <list>', `only these tools (added to --toolsets), comma-separated (${CHOICE_SOURCES.tools.env})`)
     .option('--exclude-tools <list>', `never these tools, comma-separated (${CHOICE_SOURCES.excludeTools.env})`)
     .option('--read-only', `only tools that change nothing (${CHOICE_SOURCES.readOnly.env})`);
-}
-
-/** The operator's view choice from flags and environment; a bad choice stops the command with the reason. */
-function choicesFrom(flags: ChoiceInput): ViewOptions {
-  try {
-    return operatorChoices(flags);
-  } catch (error) {
-    if (error instanceof SelectionError) fail(error.message);
-    throw error;
-  }
-}
-
-/** The view of a server for the operator's choice, or the reason it cannot be served. */
-function checkedView(registry: Registry, server: AnyToolServer, options: ViewOptions): ToolView {
-  try {
-    return registry.viewFor(server, options);
-  } catch (error) {
-    if (error instanceof SelectionError) fail(`${server.name}: ${error.message}`);
-    throw error;
-  }
 }
 
 function addServerFlags(command: Command, flags: ServerFlag[]): Command {
@@ -211,141 +92,6 @@ function allServerFlags(which: 'flags' | 'loginFlags' = 'flags'): ServerFlag[] {
   return [...seen.values()];
 }
 
-function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
-  const out: ServerSettingsInput = {};
-  if (flags.baseUrl) out.baseUrl = flags.baseUrl;
-  if (flags.region) out.region = flags.region;
-  if (flags.accessToken) out.accessToken = flags.accessToken;
-  if (flags.apiToken) out.apiToken = flags.apiToken;
-  if (flags.clientId) out.clientId = flags.clientId;
-  if (flags.clientSecret) out.clientSecret = flags.clientSecret;
-  if (flags.authorizeUrl) out.authorizeUrl = flags.authorizeUrl;
-  if (flags.tokenUrl) out.tokenUrl = flags.tokenUrl;
-  return out;
-}
-
-/** OAuth mode: the servers built with per-user credentials, and the layer that signs people in. */
-async function oauthServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean, shared: SharedStore | undefined) {
-  const { prepareOAuthMode } = await import('./servers/oauth-mode.js');
-  const publicUrl = publicUrlFrom(flags);
-  try {
-    return prepareOAuthMode({
-      entries,
-      input,
-      logger,
-      single,
-      ...(sandbox ? { sandbox } : {}),
-      ...(publicUrl ? { publicUrl } : {}),
-      ...(shared ? { store: shared } : {}),
-      ...(process.env[DEV_HTTP_CLIENT_IDS_ENV] === 'true' ? { allowHttpClientIds: true } : {}),
-    });
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-}
-
-/** The servers of an HTTP start: per-user credentials and the sign-in layer in OAuth mode, the configured credentials otherwise. */
-async function httpServers(entries: readonly ServerEntry[], input: ServerSettingsInput, flags: ServeFlags, sandbox: RunningSandbox | undefined, single: boolean) {
-  const shared = await openSharedStore(flags, true);
-  if (authMode(flags) === 'oauth') {
-    const mode = await oauthServers(entries, input, flags, sandbox, single, shared);
-    return { servers: mode.servers, shared: mode.store, oauth: mode.layer };
-  }
-  const servers = entries.map((entry) => entry.create(input, { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) }));
-  return { servers, shared, oauth: undefined };
-}
-
-async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
-  const { servers, shared, oauth } = started;
-  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
-  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
-  if (oauth) {
-    if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
-  } else if (!isLoopbackHost(flags.host)) {
-    if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
-    logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
-  }
-  const serverKey = oauth ? undefined : configuredKey ?? generateServerKey();
-  const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
-  const view = choicesFrom(flags);
-  for (const server of servers) checkedView(registry, server, view);
-  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
-  const publicUrl = publicUrlFrom(flags);
-  // Behind a proxy the public host is the one clients (and the consent form) use.
-  const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
-  const running = await serveOverHttp({
-    host: flags.host,
-    port: flags.port,
-    mounts,
-    logger,
-    auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: serverKey as string },
-    allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
-    allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
-    ...(shared ? { store: shared } : {}),
-    ...(metrics ? { metrics } : {}),
-  });
-  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
-  if (oauth) {
-    const base = publicUrl ?? running.url;
-    const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
-    for (const { path, server } of running.endpoints) lines.push(`  ${server.name.padEnd(12)} ${base}${path}`);
-    lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
-    process.stderr.write(lines.join('\n'));
-  } else {
-    // A generated key is shown once, in the client configurations; a configured one is never echoed.
-    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
-  }
-  const stop = () => void running.close().then(() => shared?.close()).finally(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
-
-/** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], generatedKey: string | undefined): string {
-  const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
-  const bearer = `Bearer ${key}`;
-  const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
-  for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
-  lines.push(
-    '',
-    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots),',
-    '/everyday/mcp, /no-enterprise/mcp, /readonly/mcp, /meta/mcp; or send X-Toolservers-Profile, -Toolsets, -Tools, -Exclude-Tools, -Read-Only, -Tool-Names headers.',
-  );
-  lines.push(
-    '',
-    generatedKey
-      ? `Clients must send "Authorization: Bearer <key>". Generated key for this run (shown only now; set ${SERVER_KEY_ENV} to keep one):\n  ${generatedKey}`
-      : `Clients must send "Authorization: Bearer <key>" with the key from ${SERVER_KEY_ENV}.`,
-  );
-  // Each client gets the URL variant it works with: see clientUrl.
-  const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
-  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge; names without dots, which it requires):');
-  lines.push(
-    JSON.stringify(
-      { mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${TOOLSERVERS_AUTH}'], env: { TOOLSERVERS_AUTH: bearer } })) },
-      null,
-      2,
-    ),
-  );
-  lines.push('', 'Claude Code (names without dots, so mcp__<server>__<tool> stays readable and under 64 characters):');
-  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
-  lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
-  lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
-  lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
-  lines.push(JSON.stringify({ servers: entries('vscode', (url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
-  lines.push('', `Codex (~/.codex/config.toml; names without dots, which the OpenAI API requires; export TOOLSERVERS_KEY="${key}"):`);
-  for (const { url, server } of endpoints) lines.push(`[mcp_servers.${server.id}]`, `url = "${clientUrl(url, 'codex')}"`, 'bearer_token_env_var = "TOOLSERVERS_KEY"');
-  return lines.join('\n') + '\n';
-}
-
-type Client = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'codex';
-
-/** The endpoint variant a client needs: underscore names everywhere; a smaller CanvasApi for VS Code's 128-tool limit. */
-function clientUrl(url: string, client: Client): string {
-  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : '/underscore/mcp';
-  return url.replace(/\/mcp$/, variant);
-}
-
 const program = new Command()
   .name('toolservers')
   .description('MCP tool servers for IncidentOps (incident management) and CanvasApi (whiteboards).')
@@ -355,24 +101,7 @@ const program = new Command()
 for (const info of SERVER_INFO) {
   const command = program.command(info.id).description(`serve the ${info.name} tools (stdio by default)`);
   addChoiceOptions(addServerFlags(addServeOptions(command, true), info.flags)).action(async (flags: ServeFlags) => {
-    const view = choicesFrom(flags);
-    const sandbox = await maybeSandbox(flags.sandbox);
-    const entry = await info.load();
-    if (flags.transport !== 'stdio') {
-      await serveHttp(await httpServers([entry], settingsFrom(flags), flags, sandbox, true), flags, true);
-      return;
-    }
-    const shared = await openSharedStore(flags, false);
-    const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) });
-    const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
-    // The listing itself is computed when the client first asks for it.
-    const tools = checkedView(registry, server, view).exposed.length;
-    const handle = serveOverStdio(server, view);
-    logger.info({ server: entry.name, tools }, 'serving over stdio');
-    // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
-    const stop = () => void handle.close().finally(() => void Promise.all([sandbox?.close(), shared?.close()]).finally(() => process.exit(0)));
-    process.stdin.once('end', stop);
-    process.stdin.once('close', stop);
+    await serveServerCommand(info, flags);
   });
 }
 
@@ -382,10 +111,7 @@ addChoiceOptions(
     false,
   ),
 ).action(async (flags: ServeFlags) => {
-  const sandbox = await maybeSandbox(flags.sandbox);
-  const entries = await loadAll(SERVER_INFO);
-  await serveHttp(await httpServers(entries, {}, flags, sandbox, false), flags, false);
-  if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
+  await serveAllCommand(flags);
 });
 
 program
@@ -610,11 +336,6 @@ function requireServer(id: string): ServerInfo {
 /** These servers' code, loaded. */
 function loadAll(infos: readonly ServerInfo[]): Promise<ServerEntry[]> {
   return Promise.all(infos.map((info) => info.load()));
-}
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {

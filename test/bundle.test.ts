@@ -20,9 +20,9 @@ const home = mkdtempSync(path.join(tmpdir(), 'toolservers-bundle-'));
 after(() => rmSync(home, { recursive: true, force: true }));
 const env = { PATH: process.env.PATH ?? '', HOME: home, TOOLSERVERS_CREDENTIALS_FILE: path.join(home, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn', INCIDENTOPS_ACCESS_TOKEN: 'dummy', CANVASAPI_ACCESS_TOKEN: 'dummy' };
 
-function run(args: string[], input?: string, until?: (stdout: string) => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(args: string[], input?: string, until?: (stdout: string) => boolean, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUNDLE, ...args], { env });
+    const child = spawn(process.execPath, [BUNDLE, ...args], { env: { ...env, ...extraEnv } });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -65,6 +65,19 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
       assert.deepEqual(listed, JSON.parse(JSON.stringify(listTools(entry.create({}, { logger: silentLogger })))));
     });
   }
+
+  // `toolservers <server>` alone starts without the command-line parser (src/main.ts): the
+  // environment's choices and their errors must work exactly as through the parser.
+  it('a server started with no flags takes its choices from the environment, as with flags', async () => {
+    const readonly = await run(['canvasapi'], LIST, (out) => out.includes('"id":2'), { TOOLSERVERS_PROFILE: 'readonly' });
+    const viaParser = await run(['canvasapi', '--profile', 'readonly'], LIST, (out) => out.includes('"id":2'));
+    const tools = (result: { stdout: string }) => (JSON.parse(result.stdout.split('\n').find((l) => l.includes('"id":2')) ?? '{}') as { result?: { tools: { name: string }[] } }).result?.tools.map((t) => t.name);
+    assert.ok(tools(readonly)?.length && tools(readonly)!.length < 139, readonly.stderr);
+    assert.deepEqual(tools(readonly), tools(viaParser));
+    const bad = await run(['canvasapi'], '', undefined, { TOOLSERVERS_PROFILE: 'bogus' });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /Unknown profile "bogus": one of all, readonly, meta, everyday, no-enterprise/);
+  });
 
   it('validates a request body with Ajv and calls the sandbox', async () => {
     const refused = await run(['call', 'CanvasApi.CreateCanvasBoard', '{"mode":"execute","request_body":{"name":7}}', '--sandbox']);

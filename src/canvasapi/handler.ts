@@ -2,7 +2,6 @@
  * The one handler behind all CanvasApi tools: validate, map parameters onto the request,
  * send, and shape the platform's answer. Everything tool-specific is catalogue data.
  */
-import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { ToolError, type InputIssue } from '../core/errors.js';
 import { isRecord, pruneEmpty } from '../core/json.js';
@@ -12,7 +11,7 @@ import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
-import { inputSchemaFor } from './params.js';
+import { inputSchemaFor, utcMillis } from './params.js';
 
 type Json = Record<string, unknown>;
 
@@ -211,17 +210,17 @@ function parseAndValidateBody(entry: CanvasToolEntry, args: Json, deps: CanvasAp
 function checkRules(entry: CanvasToolEntry, args: Json, now: Date): void {
   const issues: InputIssue[] = [];
   const window = (fromName: string, toName: string) => {
-    const from = typeof args[fromName] === 'string' ? DateTime.fromISO(args[fromName] as string, { zone: 'utc' }) : undefined;
-    const to = typeof args[toName] === 'string' ? DateTime.fromISO(args[toName] as string, { zone: 'utc' }) : undefined;
-    if (from?.isValid && to?.isValid && from > to) issues.push({ parameter: toName, problem: `must not be before ${fromName} (${String(args[fromName])})` });
+    const from = typeof args[fromName] === 'string' ? utcMillis(args[fromName] as string) : undefined;
+    const to = typeof args[toName] === 'string' ? utcMillis(args[toName] as string) : undefined;
+    if (from !== undefined && to !== undefined && from > to) issues.push({ parameter: toName, problem: `must not be before ${fromName} (${String(args[fromName])})` });
     return { from, to };
   };
   switch (entry.rule) {
     case 'audit-log-window': {
       const { from } = window('start_date_time_for_audit_logs', 'end_date_for_audit_logs');
-      const earliest = DateTime.fromJSDate(now).minus({ days: AUDIT_LOG_DAYS });
-      if (from?.isValid && from < earliest) {
-        issues.push({ parameter: 'start_date_time_for_audit_logs', problem: `must be within the last ${AUDIT_LOG_DAYS} days (not before ${earliest.toUTC().toISO()})` });
+      const earliest = now.getTime() - AUDIT_LOG_DAYS * 86_400_000;
+      if (from !== undefined && from < earliest) {
+        issues.push({ parameter: 'start_date_time_for_audit_logs', problem: `must be within the last ${AUDIT_LOG_DAYS} days (not before ${new Date(earliest).toISOString()})` });
       }
       break;
     }

@@ -1,5 +1,4 @@
 /** Builds each CanvasApi tool's zod input schema from its catalogue parameters. */
-import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { cappedArray, cappedString, genericCap, INPUT_LIMITS, previewValue, withStringCap } from '../core/schema.js';
 import { checkJsonText, checkJsonValue } from './body-validation.js';
@@ -12,6 +11,23 @@ import type { CanvasFormat, CanvasParam } from './catalogue-types.js';
 const UTC_DATETIME_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UTC_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?Z$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?Z)?$/;
+
+/**
+ * Epoch ms of a date (UTC midnight) or UTC date-time in the shapes above; undefined when it names
+ * no real instant (February 30, hour 25). UTC only, so plain Date arithmetic is exact (no zone library needed).
+ */
+export function utcMillis(value: string): number | undefined {
+  const parts = DATE_PARTS.exec(value);
+  if (!parts) return undefined;
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
+  const ms = Number(((parts[7] ?? '') + '000').slice(0, 3));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  const same = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+  return same ? date.getTime() : undefined;
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
 /** Characters an e-mail address (as the platform takes it) never contains: one class, one pass. */
@@ -95,11 +111,11 @@ export function checkFormat(format: CanvasFormat, value: string, bounds: { min?:
       return `must be comma-separated e-mail addresses; not an e-mail: ${shown}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}`;
     }
     case 'utc-datetime-ms':
-      return UTC_DATETIME_MS.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED['utc-datetime-ms']} ${got}`;
+      return UTC_DATETIME_MS.test(value) && utcMillis(value) !== undefined ? undefined : `must be ${FORMAT_WANTED['utc-datetime-ms']} ${got}`;
     case 'utc-datetime':
-      return UTC_DATETIME.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED['utc-datetime']} ${got}`;
+      return UTC_DATETIME.test(value) && utcMillis(value) !== undefined ? undefined : `must be ${FORMAT_WANTED['utc-datetime']} ${got}`;
     case 'date':
-      return DATE.test(value) && DateTime.fromISO(value).isValid ? undefined : `must be ${FORMAT_WANTED.date} ${got}`;
+      return DATE.test(value) && utcMillis(value) !== undefined ? undefined : `must be ${FORMAT_WANTED.date} ${got}`;
     case 'https-url':
       return isUrl(value, ['https:']) ? undefined : `must be ${FORMAT_WANTED['https-url']} ${got}`;
     case 'http-url':

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The `toolservers` command as shipped (the bundle's entry). A server started with no flags at
+// all, `toolservers incidentops` or `toolservers canvasapi` (how desktop clients launch it, with
+// its settings in the environment), starts without loading the command-line parser: that is
+// 5-8 ms of a ~170 ms start (bench/cold-start.ts). Every other command line goes to cli.ts.
+import { SERVER_INFO } from './server-info.js';
+
+const args = process.argv.slice(2);
+const plainServer = args.length === 1 ? SERVER_INFO.find((info) => info.id === args[0]) : undefined;
+if (plainServer) {
+  const [{ SERVE_DEFAULTS, serveServerCommand }, { printable }] = await Promise.all([import('./serve-command.js'), import('./core/auth/printable.js')]);
+  await serveServerCommand(plainServer, { ...SERVE_DEFAULTS }).catch((error: unknown) => {
+    // As cli.ts reports a failed command: one line, provider text without control characters.
+    process.stderr.write(`${printable(error instanceof Error ? error.message : String(error))}\n`);
+    process.exit(1);
+  });
+} else {
+  await import('./cli.js');
+}
