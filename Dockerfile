@@ -2,7 +2,9 @@
 # Run:   docker run -p 3000:3000 -e TOOLSERVERS_SERVER_KEY=<long random key> toolservers
 # See docs/deploy.md (and compose.yaml for replicas behind nginx with Redis).
 
-ARG NODE_VERSION=20
+# Node 22 LTS: the package runs on Node 20 too, but oidc-provider (OAuth mode) supports 22 and later,
+# and request IDs (AsyncLocalStorage) cost less there.
+ARG NODE_VERSION=22
 
 # Build stage: every dependency, then tsc and the esbuild bundle (dist/cli.js + dist/chunks/).
 FROM node:${NODE_VERSION}-bookworm-slim AS build

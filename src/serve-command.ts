@@ -242,7 +242,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge; names without dots, which it requires):');
   lines.push(
     JSON.stringify(
-      { mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${TOOLSERVERS_AUTH}'], env: { TOOLSERVERS_AUTH: bearer } })) },
+      { mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${TOOLSERVERS_AUTH_HEADER}'], env: { TOOLSERVERS_AUTH_HEADER: bearer } })) },
       null,
       2,
     ),

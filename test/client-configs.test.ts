@@ -221,7 +221,7 @@ describe('client configurations', () => {
     }));
     const listed = new Map<string, string[]>();
     for (const spec of specs) {
-      listed.set(spec.server, await listViaStdio(spec, { TOOLSERVERS_AUTH: `Bearer ${key}`, MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-remote-')) }));
+      listed.set(spec.server, await listViaStdio(spec, { TOOLSERVERS_AUTH_HEADER: `Bearer ${key}`, MCP_REMOTE_CONFIG_DIR: mkdtempSync(path.join(tmpdir(), 'mcp-remote-')) }));
     }
     checkClient('claude-desktop', listed);
   });
