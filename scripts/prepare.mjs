@@ -8,24 +8,12 @@
  * 2. installs the conformance runner (scripts/install-conformance.mjs, which skips itself for
  *    pack, publish, production and global installs).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { buildDist, distIsStale, entry, root } from './dist-build.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entry = path.join(root, 'dist', 'cli.js');
 const say = (message) => process.stderr.write(`toolservers prepare: ${message}\n`);
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const item of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, item.name);
-    newest = Math.max(newest, item.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
 
 /** The build tools are dev dependencies: absent after `npm ci --omit=dev`. */
 function resolvable(name) {
@@ -38,7 +26,7 @@ function resolvable(name) {
 }
 
 const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
-const stale = !existsSync(entry) || newestMtime(path.join(root, 'src')) > statSync(entry).mtimeMs;
+const stale = distIsStale();
 
 if (packing || stale) {
   if (!resolvable('typescript') || !resolvable('esbuild')) {
@@ -50,11 +38,10 @@ if (packing || stale) {
     }
   } else {
     say('building dist/ (npm run build) ...');
-    const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
-    const bundled = result.status === 0 ? spawnSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' }) : result;
-    if (bundled.status !== 0) {
+    const status = buildDist();
+    if (status !== 0) {
       say('the build FAILED: `npx toolservers` will not work until `npm run build` succeeds.');
-      process.exit(bundled.status ?? 1);
+      process.exit(status);
     }
   }
 }
