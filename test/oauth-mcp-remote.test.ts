@@ -142,4 +142,26 @@ describe('OAuth mode with mcp-remote', () => {
     }
     assert.equal(steps().length, before_, 'the browser was not opened again');
   });
+  it('after the access token is gone it refreshes (rotating the refresh token) without the browser', async () => {
+    assert.ok(other, 'the first test signed in');
+    const dir = env().MCP_REMOTE_CONFIG_DIR as string;
+    const tokensFile = readdirSync(dir, { recursive: true }).map(String).find((name) => name.endsWith('tokens.json'));
+    assert.ok(tokensFile);
+    const stored = JSON.parse(readFileSync(path.join(dir, tokensFile), 'utf8')) as { access_token: string; refresh_token?: string };
+    assert.ok(stored.refresh_token, 'the server issued a refresh token to mcp-remote');
+    // As if it expired: the server no longer knows the access token.
+    await server.store.delete(`oauth:AccessToken:${stored.access_token}`);
+    const before_ = steps().length;
+    const { client } = await connect(other.email);
+    try {
+      const who = await callJson(client, 'IncidentOps.WhoAmI');
+      assert.equal((who.data.user as Record<string, unknown>).id, other.id);
+    } finally {
+      await client.close();
+    }
+    assert.equal(steps().length, before_, 'the browser was not opened again');
+    const renewed = JSON.parse(readFileSync(path.join(dir, tokensFile), 'utf8')) as { access_token: string; refresh_token?: string };
+    assert.notEqual(renewed.access_token, stored.access_token);
+    assert.ok(renewed.refresh_token && renewed.refresh_token !== stored.refresh_token, 'the refresh token rotated');
+  });
 });
