@@ -30,7 +30,10 @@ interface BrowserStep {
   error?: string;
 }
 
-describe('OAuth mode with mcp-remote', () => {
+// Elsewhere `open` calls the system's opener, which would start a real browser.
+const skip = process.platform === 'linux' ? false : 'mcp-remote reaches $BROWSER through xdg-open only on Linux';
+
+describe('OAuth mode with mcp-remote', { skip }, () => {
   let sandbox: RunningSandbox;
   let server: OAuthTestServer;
   let work: string;
@@ -72,7 +75,8 @@ describe('OAuth mode with mcp-remote', () => {
     work = mkdtempSync(path.join(tmpdir(), 'oauth-mcp-remote-'));
     browserLog = path.join(work, 'browser.log');
     // xdg-open runs `$BROWSER <url>`: one executable, so a two-line shell script.
-    writeFileSync(env().BROWSER as string, `#!/bin/sh\nexec '${process.execPath}' '${SCRIPTED_BROWSER}' "$@"\n`);
+    const quoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+    writeFileSync(env().BROWSER as string, `#!/bin/sh\nexec ${quoted(process.execPath)} ${quoted(SCRIPTED_BROWSER)} "$@"\n`);
     chmodSync(env().BROWSER as string, 0o755);
   });
   after(async () => {
@@ -102,11 +106,11 @@ describe('OAuth mode with mcp-remote', () => {
 
     // The way the browser went: the server's authorization endpoint, the platform, the server's
     // consent page naming mcp-remote's registered client, and mcp-remote's loopback callback.
-    const path_ = steps();
-    assert.ok(!path_.some((step) => step.error), JSON.stringify(path_));
+    const visited = steps();
+    assert.ok(!visited.some((step) => step.error), JSON.stringify(visited));
     const base = server.http.url;
-    assert.equal(path_[0]?.at, `${base}/oauth/auth`);
-    assert.ok(path_.some((step) => step.at === sandbox.oauth.incidentops.authorizeUrl), JSON.stringify(path_));
+    assert.equal(visited[0]?.at, `${base}/oauth/auth`);
+    assert.ok(visited.some((step) => step.at === sandbox.oauth.incidentops.authorizeUrl), JSON.stringify(visited));
     // --authorize-param login_hint went through the server to the platform, which signed that user in.
     const platformAuthorize = sandbox.requests.find((request) => request.method === 'GET' && request.path.endsWith('/oauth/authorize'));
     assert.deepEqual(platformAuthorize?.query.find(([name]) => name === 'login_hint'), ['login_hint', other.email]);
@@ -117,9 +121,9 @@ describe('OAuth mode with mcp-remote', () => {
     const registered = JSON.parse(readFileSync(path.join(env().MCP_REMOTE_CONFIG_DIR as string, clientInfoFile), 'utf8')) as { client_id: string; client_name?: string };
     assert.ok(registered.client_id && registered.client_name, JSON.stringify(registered));
     assert.ok(await server.store.get(`oauth:Client:${registered.client_id}`), 'the client was registered with this server');
-    const consent = path_.find((step) => step.heading?.startsWith('Allow '));
-    assert.equal(consent?.heading, `Allow ${registered.client_name} to use IncidentOps?`, JSON.stringify(path_));
-    const last = path_.at(-1);
+    const consent = visited.find((step) => step.heading?.startsWith('Allow '));
+    assert.equal(consent?.heading, `Allow ${registered.client_name} to use IncidentOps?`, JSON.stringify(visited));
+    const last = visited.at(-1);
     assert.match(last?.at ?? '', /^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
     assert.equal(last?.status, 200);
     assert.match(stderr(), /Please authorize this client by visiting/);
