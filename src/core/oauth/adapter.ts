@@ -4,9 +4,11 @@
  * revoking a grant deletes every code and token of it at once.
  *
  * With `allowHttpClientIds` (tests and local development only), a Client ID Metadata Document
- * at an http loopback URL is fetched here; oidc-provider itself fetches https ones (with its
- * SSRF protection) and refuses any other.
+ * at an http loopback URL is fetched here, under the rules oidc-provider applies to the https
+ * ones it fetches itself (with its SSRF protection). Any other http client_id is refused here
+ * with an error that says so (oidc-provider would only say "client is invalid").
  */
+import { errors as providerErrors } from 'oidc-provider';
 import type { SharedStore } from '../store/store.js';
 
 /** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
@@ -31,7 +33,9 @@ export interface Adapter {
 }
 
 const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
-const METADATA_DOCUMENT_MAX_BYTES = 64 * 1024;
+/** oidc-provider's limits for the https documents it fetches: 5 KB, 2.5 s. */
+const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
+const METADATA_DOCUMENT_TIMEOUT_MS = 2500;
 const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
 
 export interface AdapterOptions {
@@ -69,7 +73,10 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     async find(id: string): Promise<AdapterPayload | undefined> {
       const raw = await store.get(this.key(id));
       if (raw !== undefined) return JSON.parse(raw) as AdapterPayload;
-      if (this.name === 'Client' && options.allowHttpClientIds && isLoopbackHttpClientId(id)) return this.fetchLoopbackDocument(id);
+      if (this.name === 'Client' && /^http:/i.test(id)) {
+        if (options.allowHttpClientIds && isLoopbackHttpClientId(id)) return this.fetchLoopbackDocument(id);
+        throw new providerErrors.InvalidClient(`a client_id that is a URL (Client ID Metadata Document) must be an https URL${options.allowHttpClientIds ? ' (http only on 127.0.0.1, localhost or [::1], with a path)' : ''}`);
+      }
       return undefined;
     }
 
@@ -104,29 +111,58 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     }
 
     /** A client ID metadata document on loopback http (dev flag only): fetched, checked, cached briefly. */
-    private async fetchLoopbackDocument(id: string): Promise<AdapterPayload | undefined> {
+    private async fetchLoopbackDocument(id: string): Promise<AdapterPayload> {
       const cacheKey = `oauth:cimd:${id}`;
       const cached = await store.get(cacheKey);
       if (cached !== undefined) return JSON.parse(cached) as AdapterPayload;
-      let document: Record<string, unknown>;
+      const failed = (why: string) => new providerErrors.InvalidClient(`client_id metadata document fetch failed: ${why}`);
+      let text: string;
       try {
-        const response = await (options.fetch ?? fetch)(id, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(2500) });
-        if (response.status !== 200) return undefined;
-        const text = await response.text();
-        if (text.length > METADATA_DOCUMENT_MAX_BYTES) return undefined;
-        const parsed = JSON.parse(text) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-        document = parsed as Record<string, unknown>;
-      } catch {
-        return undefined;
+        const response = await (options.fetch ?? fetch)(id, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(METADATA_DOCUMENT_TIMEOUT_MS) });
+        if (response.status !== 200) {
+          await response.body?.cancel();
+          throw failed(`unexpected response status ${response.status}`);
+        }
+        text = await readCapped(response, METADATA_DOCUMENT_MAX_BYTES, () => failed(`the document is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`));
+      } catch (error) {
+        if (error instanceof providerErrors.InvalidClient) throw error;
+        const name = (error as { name?: string }).name;
+        const code = (error as { cause?: { code?: unknown } }).cause?.code;
+        throw failed(name === 'TimeoutError' || name === 'AbortError' ? `no complete answer within ${METADATA_DOCUMENT_TIMEOUT_MS / 1000} s` : `the request failed${typeof code === 'string' ? ` (${code})` : ''}`);
       }
+      let document: unknown;
+      try {
+        document = JSON.parse(text);
+      } catch {
+        throw failed('the answer is not JSON');
+      }
+      if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new providerErrors.InvalidClientMetadata('client_id metadata document is not a JSON object');
+      const fields = document as Record<string, unknown>;
       // The same rules as for https documents: it names itself, and has no shared secret.
-      if (document.client_id !== id || 'client_secret' in document || 'client_secret_expires_at' in document) return undefined;
-      const method = document.token_endpoint_auth_method ?? 'none';
-      if (method !== 'none' && method !== 'private_key_jwt') return undefined;
-      const payload = { ...document, token_endpoint_auth_method: method } as AdapterPayload;
+      if (fields.client_id !== id) throw new providerErrors.InvalidClientMetadata('client_id metadata document client_id does not match the URL it was fetched from');
+      if ('client_secret' in fields || 'client_secret_expires_at' in fields) throw new providerErrors.InvalidClientMetadata('client_id metadata document must not contain client_secret or client_secret_expires_at');
+      const method = fields.token_endpoint_auth_method ?? 'none';
+      if (method !== 'none' && method !== 'private_key_jwt') throw new providerErrors.InvalidClientMetadata('client_id metadata document token_endpoint_auth_method must be none or private_key_jwt');
+      const payload = { ...fields, token_endpoint_auth_method: method } as AdapterPayload;
       await store.set(cacheKey, JSON.stringify(payload), METADATA_DOCUMENT_CACHE_MS);
       return payload;
     }
   };
+}
+
+/** The body as text, refused (without reading on) once it passes `limit` bytes. */
+async function readCapped(response: Response, limit: number, tooLarge: () => Error): Promise<string> {
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += (chunk as Uint8Array).length;
+    // Leaving the loop by a throw cancels the stream.
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Uint8Array);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
