@@ -3,7 +3,8 @@
  * real redis-server): what must hold when requests of one user land on different replicas at the
  * same moment.
  *  - A user's expiring platform token is renewed once across both servers (the platform's refresh
- *    token rotates: a second use would fail), and every concurrent call succeeds as that user.
+ *    token rotates: a second use would fail), and every concurrent call succeeds as that user; a
+ *    renewal claimed by a replica that died is taken over once its claim lapses.
  *  - An authorization code redeemed on both servers at once gives tokens once; the loser's
  *    invalid_grant revokes the grant, so the winner's token dies too (RFC 6749 4.1.2).
  *  - A refresh token used on both servers at once rotates once; the reuse revokes the grant.
@@ -13,7 +14,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
+import { userCredentials } from '../src/core/oauth/user-credentials.js';
 import { TokenVault } from '../src/core/oauth/vault.js';
+import { runAs } from '../src/core/request-identity.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { RedisStore } from '../src/core/store/redis-store.js';
@@ -139,6 +142,24 @@ function sharedStoreSuite(kind: 'memory' | 'redis', skip: string | undefined): v
         await viaA.close();
         await viaB.close();
       }
+    });
+
+    it('takes over the renewal of a replica that died holding it, once its claim lapses, and renews once', async () => {
+      // The demo user signed in in the test before.
+      const vault = new TokenVault(a.store, stateKeyFrom(stateKey));
+      const userKey = `incidentops:${DEMO_USER_ID}`;
+      const stored = await vault.get(userKey);
+      assert.ok(stored);
+      await vault.put(userKey, { ...stored, obtainedAt: Date.now() - 3_600_000, expiresAt: Date.now() });
+      assert.ok(await vault.claimRenewal(userKey, 'a replica that died', 300));
+      const entry = SERVERS.find((candidate) => candidate.id === 'incidentops')!;
+      const credentials = userCredentials(entry.auth({}, { sandbox, env: {} }), vault, silentLogger, Date.now, 300);
+      sandbox.clearRequests();
+      const header = await runAs({ userKey }, () => credentials.authorization());
+      const renewed = await vault.get(userKey);
+      assert.notEqual(renewed?.accessToken, stored.accessToken);
+      assert.equal(header, `Bearer ${renewed?.accessToken}`);
+      assert.equal(refreshGrants().length, 1);
     });
 
     it('gives tokens for an authorization code redeemed on both servers at once only once, and revokes that grant', async () => {

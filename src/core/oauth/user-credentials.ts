@@ -17,11 +17,7 @@ import type { PlatformTokens, TokenVault } from './vault.js';
 /** Renew this long before expiry (at most half the token's lifetime). */
 const REFRESH_SKEW_MS = 60_000;
 /** How long one replica holds a user's renewal; a holder that died frees it after this. */
-const RENEWAL_LOCK_MS = 10_000;
-/** The refresh request ends well inside the lock, so no replica can start a second one meanwhile. */
-const REFRESH_TIMEOUT_MS = 7_000;
-/** Longest a call waits for another replica's renewal: a lapsed claim, then its own refresh. */
-const RENEWAL_WAIT_MS = RENEWAL_LOCK_MS + REFRESH_TIMEOUT_MS + 1_000;
+export const RENEWAL_LOCK_MS = 10_000;
 
 function signInAgain(name: string, why: string): ToolError {
   return new ToolError({ kind: 'unauthorized', message: `${why}`, nextStep: `Sign in to ${name} again: reconnect the MCP client so that it runs the authorization again.` });
@@ -34,7 +30,11 @@ function expiresSoon(tokens: PlatformTokens, now: number): boolean {
   return tokens.expiresAt - skew <= now;
 }
 
-export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now): Credentials {
+export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now, renewalLockMs = RENEWAL_LOCK_MS): Credentials {
+  // The refresh request ends well inside the claim, so no other replica can start one meanwhile.
+  const refreshTimeoutMs = Math.round(renewalLockMs * 0.7);
+  /** Longest a call waits for another replica's renewal: a lapsed claim, then its own refresh. */
+  const renewalWaitMs = renewalLockMs + refreshTimeoutMs + 1_000;
   /** One renewal per user at a time in this process. */
   const renewing = new Map<string, Promise<PlatformTokens | undefined>>();
   /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
@@ -55,7 +55,7 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
       const set = await refreshTokenSet(
         { authorizeUrl: auth.oauth.authorizeUrl, tokenUrl: auth.oauth.tokenUrl, clientId: auth.oauth.clientId, ...(auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : {}), ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}) },
         current.refreshToken,
-        { now, timeoutMs: REFRESH_TIMEOUT_MS },
+        { now, timeoutMs: refreshTimeoutMs },
       );
       const next: PlatformTokens = {
         ...current,
@@ -90,9 +90,9 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
     const replacing = stale ?? first.accessToken;
     if (first.accessToken !== replacing) return first;
     const owner = `${process.pid}-${randomUUID()}`;
-    const giveUpAt = Date.now() + RENEWAL_WAIT_MS;
+    const giveUpAt = Date.now() + renewalWaitMs;
     for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
-      if (await vault.claimRenewal(key, owner, RENEWAL_LOCK_MS)) {
+      if (await vault.claimRenewal(key, owner, renewalLockMs)) {
         try {
           const latest = await vault.get(key);
           if (!latest || latest.accessToken !== replacing) return latest;
@@ -104,7 +104,7 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
       if (Date.now() >= giveUpAt) {
         throw new ToolError({
           kind: 'timeout',
-          message: `Another replica of this server is renewing the ${auth.name} sign-in of this user and did not finish within ${Math.round(RENEWAL_WAIT_MS / 1000)} s.`,
+          message: `Another replica of this server is renewing the ${auth.name} sign-in of this user and did not finish within ${Math.round(renewalWaitMs / 1000)} s.`,
           nextStep: 'Try the call again in a moment.',
         });
       }
