@@ -276,6 +276,8 @@ describe('OAuth mode: replicas behind nginx with Redis', { skip: missing }, () =
       // One interaction (the platform's answer, the consent page, the form) moved between the replicas.
       const interaction = steps.filter((step) => /^\/oauth\/(interaction\/|callback\?)/.test(step.uri));
       assert.equal(new Set(interaction.map((step) => step.upstream)).size, 2, `the interaction was served by both replicas: ${JSON.stringify(interaction)}`);
+      const replicaName = (address: string) => `replica ${set.replicas.findIndex((replica) => replica.address === address) + 1}`;
+      console.log(`# sign-in: ${steps.map((step) => `${step.method} ${step.uri.split('?')[0]!.replace(/[A-Za-z0-9_-]{20,}/g, '…')} on ${replicaName(step.upstream)}`).join(', ')}`);
       assert.ok(steps.some((step) => step.method === 'POST' && /^\/oauth\/interaction\/[^/]+\/confirm$/.test(step.uri)), 'the consent form went through nginx');
       assert.ok(steps.some((step) => step.uri.startsWith('/oauth/callback?')), 'the platform answered through nginx');
     }
