@@ -4,9 +4,9 @@
  * replicas (`node build/src/cli.js serve --store redis`), each on a free port, with a temporary
  * directory each, stopped by `close()`.
  *
- * Built to be extended: `startReplicaSet` knows the public URL (nginx) before the replicas start,
- * and takes extra arguments and environment per replica, so the OAuth mode can run the same set
- * with `--auth oauth --public-url <nginx url>` and a shared TOOLSERVERS_STATE_KEY.
+ * `startReplicaSet` knows the public URL (nginx) before the replicas start, and takes extra
+ * arguments and environment per replica, so the OAuth mode runs the same set with
+ * `--auth oauth --public-url <nginx url>` and a shared TOOLSERVERS_STATE_KEY.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -264,6 +264,8 @@ export interface ReplicaSet {
   replicas: RunningReplica[];
   /** nginx: what clients use. */
   publicUrl: string;
+  /** One more replica with the same settings, not behind nginx (e.g. one started after another died); closed with the set. */
+  startAnother(): Promise<RunningReplica>;
   close(): Promise<void>;
 }
 
@@ -281,15 +283,19 @@ export async function startReplicaSet(options: ReplicaSetOptions): Promise<Repli
     const nginxPort = await freePort();
     const publicUrl = `http://127.0.0.1:${nginxPort}`;
     const env = { HOME: home, TOOLSERVERS_CREDENTIALS_FILE: path.join(home, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn', ...options.env };
-    const replicas = await Promise.all(
-      Array.from({ length: options.replicas ?? 2 }, (_, index) =>
-        startReplica({ args: ['--store', 'redis', '--redis-url', redis.url, ...(options.args?.({ index, publicUrl, redisUrl: redis.url }) ?? [])], env }),
-      ),
-    );
+    const start = (index: number) => startReplica({ args: ['--store', 'redis', '--redis-url', redis.url, ...(options.args?.({ index, publicUrl, redisUrl: redis.url }) ?? [])], env });
+    const count = options.replicas ?? 2;
+    const replicas = await Promise.all(Array.from({ length: count }, (_, index) => start(index)));
     started.push(...replicas);
     const nginx = await startNginx({ port: nginxPort, upstreams: replicas.map((replica) => replica.address) });
     started.push(nginx);
-    return { redis, nginx, replicas, publicUrl, close: closeAll };
+    let extra = count;
+    const startAnother = async () => {
+      const replica = await start(extra++);
+      started.push(replica);
+      return replica;
+    };
+    return { redis, nginx, replicas, publicUrl, startAnother, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -41,6 +41,8 @@ const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
 export interface AdapterOptions {
   allowHttpClientIds?: boolean;
   fetch?: typeof fetch;
+  /** The error for a second use of a code or refresh token (oidc-provider's invalid_grant). */
+  alreadyUsed?: (model: string) => Error;
 }
 
 export function isLoopbackHttpClientId(id: string): boolean {
@@ -54,6 +56,12 @@ export function isLoopbackHttpClientId(id: string): boolean {
 }
 
 export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions = {}): new (name: string) => Adapter {
+  /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes). */
+  const revokeGrant = async (grantId: string): Promise<void> => {
+    const setKey = `oauth:grant:${grantId}`;
+    const members = await store.setMembers(setKey);
+    await store.delete(...members, setKey, `oauth:Grant:${grantId}`);
+  };
   return class SharedStoreAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
@@ -90,14 +98,24 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
       return id === undefined ? undefined : this.find(id);
     }
 
+    /**
+     * Marks a code or refresh token used. oidc-provider checks `consumed` before it calls this, so
+     * two replicas redeeming one value at the same moment would both pass that check: the use is
+     * claimed here atomically, and the loser gets invalid_grant with the whole grant revoked, as
+     * for any reuse.
+     */
     async consume(id: string): Promise<void> {
       const key = this.key(id);
       const raw = await store.get(key);
       if (raw === undefined) return;
       const payload = JSON.parse(raw) as AdapterPayload;
+      const left = typeof payload.exp === 'number' ? Math.max(1, payload.exp * 1000 - Date.now()) : undefined;
+      if (!(await store.setIfAbsent(`${key}:used`, '1', left ?? GRANT_SET_TTL_MS))) {
+        if (payload.grantId) await revokeGrant(payload.grantId);
+        throw options.alreadyUsed?.(this.name) ?? new Error(`${this.name} already used`);
+      }
       payload.consumed = Math.floor(Date.now() / 1000);
-      const ttl = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : undefined;
-      await store.set(key, JSON.stringify(payload), ttl !== undefined ? Math.max(1, ttl) : undefined);
+      await store.set(key, JSON.stringify(payload), left);
     }
 
     async destroy(id: string): Promise<void> {

@@ -151,6 +151,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const found = await provider.AccessToken.find(token);
       if (!found || found.isExpired) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
+      // A grant revoked while another replica was still issuing this token (a code or refresh token used twice at once) ends it too.
+      if (!found.grantId || !(await provider.Grant.find(found.grantId))) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
       const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
       return {
         token,
@@ -168,7 +170,10 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     issuer = `${publicUrl}${ISSUER_PATH}`;
     const cookieKey = derive(options.stateKey, 'oidc cookies').toString('base64url');
     provider = new Provider(issuer, {
-      adapter: sharedStoreAdapter(store, { ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}) }),
+      adapter: sharedStoreAdapter(store, {
+        ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
+        alreadyUsed: (model) => new providerErrors.InvalidGrant(model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed'),
+      }),
       jwks: { keys: [signingJwk(options.stateKey)] },
       cookies: { keys: [cookieKey] },
       findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
@@ -369,7 +374,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     if (!signedIn?.csrf || !signedIn.userKey || !signedIn.sealed || !csrf || !sameSecret(csrf, signedIn.csrf)) {
       return sendErrorPage(res, 403, 'Form not accepted', 'The consent form was not sent from the page this server showed.');
     }
-    await store.delete(`oauth:signed-in:${uid}`);
+    // One answer per sign-in, even when the form is sent twice to two replicas at once.
+    if ((await store.take(`oauth:signed-in:${uid}`)) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This consent was already answered.');
     if (form?.get('decision') !== 'allow') {
       await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
       return;

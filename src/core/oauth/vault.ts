@@ -36,6 +36,7 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, storeKind: string, logge
 }
 
 const PREFIX = 'oauth:platform-tokens:';
+const RENEWAL_LOCK_PREFIX = 'oauth:platform-renewal:';
 
 export class TokenVault {
   constructor(
@@ -68,5 +69,18 @@ export class TokenVault {
 
   async delete(userKey: string): Promise<void> {
     await this.store.delete(PREFIX + userKey);
+  }
+
+  /**
+   * Takes the one renewal of this user's platform token across replicas (rotating refresh tokens
+   * allow one use); true when taken. It frees itself after `ttlMs` if its holder dies.
+   */
+  async claimRenewal(userKey: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.store.setIfAbsent(RENEWAL_LOCK_PREFIX + userKey, owner, ttlMs);
+  }
+
+  /** Frees the renewal if `owner` still holds it (past its TTL another replica may have taken it). */
+  async releaseRenewal(userKey: string, owner: string): Promise<void> {
+    if ((await this.store.get(RENEWAL_LOCK_PREFIX + userKey)) === owner) await this.store.delete(RENEWAL_LOCK_PREFIX + userKey);
   }
 }
