@@ -22,11 +22,13 @@ export function utcMillis(value: string): number | undefined {
   if (!parts) return undefined;
   const [year, month, day, hour, minute, second] = parts.slice(1, 7).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number];
   const ms = Number(((parts[7] ?? '') + '000').slice(0, 3));
+  // ISO 8601's 24:00 is the end of the day: the next day's midnight (and nothing past it).
+  const endOfDay = hour === 24 && minute === 0 && second === 0 && ms === 0;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, ms);
-  const same = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
-  return same ? date.getTime() : undefined;
+  date.setUTCHours(endOfDay ? 0 : hour, minute, second, ms);
+  const same = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date.getUTCHours() === (endOfDay ? 0 : hour) && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+  return same ? date.getTime() + (endOfDay ? 86_400_000 : 0) : undefined;
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
