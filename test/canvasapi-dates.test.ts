@@ -12,7 +12,8 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
 test('utcMillis agrees with luxon on dates and UTC date-times, impossible ones included', () => {
   const shape = fc.record({
-    year: fc.integer({ min: 1, max: 9999 }),
+    // From year 100: luxon reads 24:00 in years 0-99 as the same day's midnight (a bug of its own).
+    year: fc.integer({ min: 100, max: 9999 }),
     month: fc.integer({ min: 0, max: 13 }),
     day: fc.integer({ min: 0, max: 32 }),
     time: fc.option(fc.record({ hour: fc.integer({ min: 0, max: 25 }), minute: fc.integer({ min: 0, max: 61 }), second: fc.option(fc.integer({ min: 0, max: 61 })), fraction: fc.option(fc.stringMatching(/^\d{1,9}$/)) })),
@@ -41,4 +42,5 @@ test('utcMillis refuses other shapes', () => {
   }
   assert.equal(utcMillis('2024-02-29T23:59:59.999Z'), Date.UTC(2024, 1, 29, 23, 59, 59, 999));
   assert.equal(utcMillis('2024-12-31T24:00:00.000Z'), Date.UTC(2025, 0, 1), '24:00 is the next midnight, as ISO 8601 (and luxon) read it');
+  assert.equal(utcMillis('0001-01-01T24:00Z'), utcMillis('0001-01-02T00:00Z'), 'in every year');
 });
