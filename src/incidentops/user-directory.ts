@@ -8,8 +8,23 @@ import type { SharedStore } from '../core/store/store.js';
 import { raceAbort } from '../core/upstream.js';
 import { API_PAGE_SIZE, type IncidentOpsApi, type PageProgress } from './api.js';
 import { ref } from './shape.js';
+import { UserIndex, type MatchCandidate } from './user-matching.js';
 
 type Json = Record<string, unknown>;
+
+/** A directory user as SearchUsers ranks it. */
+export type DirectoryCandidate = MatchCandidate & { raw: Json };
+
+export function toCandidate(user: Json): DirectoryCandidate {
+  return { id: String(user.id), name: String(user.name ?? user.summary ?? ''), email: String(user.email ?? ''), raw: user };
+}
+
+/**
+ * SearchUsers' index of a directory this process walked, built page by page while the other
+ * pages were still on their way (so the first search does not index 10,000 users after the last
+ * page). Directories read from the shared store are indexed by SearchUsers on first use.
+ */
+export const walkedIndexes = new WeakMap<Directory, UserIndex<DirectoryCandidate>>();
 
 /** How long the fetched user directory is reused before it is fetched again. */
 export const DIRECTORY_TTL_MS = 5 * 60_000;
@@ -129,8 +144,19 @@ export class UserDirectory {
   }
 
   private async walk(signal: AbortSignal, tell: PageProgress): Promise<Directory> {
-    const { items, truncated, total } = await fetchDirectory(this.api, signal, tell);
-    return { users: items.map(slimUser), truncated, fetchedAt: this.now(), ...(total !== undefined ? { total } : {}) };
+    const index = new UserIndex<DirectoryCandidate>([]);
+    let indexed = 0;
+    const prepare = (page: Json[]): Json[] => {
+      const slim = page.map(slimUser);
+      index.add(slim.map(toCandidate));
+      indexed += slim.length;
+      return slim;
+    };
+    const { items, truncated, total } = await fetchDirectory(this.api, signal, tell, prepare);
+    const directory: Directory = { users: items, truncated, fetchedAt: this.now(), ...(total !== undefined ? { total } : {}) };
+    // Pages the walk dropped (after an empty one) are in the index too: then SearchUsers indexes what was kept.
+    if (indexed === items.length) walkedIndexes.set(directory, index);
+    return directory;
   }
 
   /** From the store when another replica has it fresh; else walked here, by one replica at a time. */
@@ -340,17 +366,50 @@ export async function decodeDirectory(text: string): Promise<Directory> {
  * back empty ends the walk: pages after it are not asked for, nor kept. Stops at the offset cap
  * (`truncated` then says so).
  */
-async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
-  const page = (offset: number, extra: Record<string, string | number | boolean> = {}) =>
-    api.listPage('/users', 'users', { ...extra, limit: API_PAGE_SIZE, offset }, signal);
+/** `prepare` turns each page's users into what is kept, as the page arrives. */
+async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress, prepare: (users: Json[]) => Json[]): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
+  type Page = Awaited<ReturnType<IncidentOpsApi['listPage']>>;
+  const page = (offset: number, extra: Record<string, string | number | boolean> = {}, on: AbortSignal = signal): Promise<Page> =>
+    api.listPage('/users', 'users', { ...extra, limit: API_PAGE_SIZE, offset }, on);
+  // The next pages are asked for with the first, before its total says whether they exist: a
+  // directory worth walking in parallel saves a whole round trip, and a small one costs a few
+  // requests that come back empty (once per DIRECTORY_TTL_MS). Those not needed are cancelled.
+  const early = new AbortController();
+  const forwardAbort = (): void => early.abort(signal.reason);
+  signal.addEventListener('abort', forwardAbort, { once: true });
+  const earlyPages = new Map<number, Promise<Page>>();
+  for (let i = 1; i < DIRECTORY_INITIAL_CONCURRENCY; i++) {
+    const pending = page(i * API_PAGE_SIZE, {}, early.signal);
+    pending.catch(() => undefined); // awaited by the walk when needed
+    earlyPages.set(i * API_PAGE_SIZE, pending);
+  }
+  try {
+    return await walkDirectory(page, earlyPages, api, signal, onProgress, prepare, () => early.abort());
+  } finally {
+    signal.removeEventListener('abort', forwardAbort);
+    early.abort();
+  }
+}
+
+async function walkDirectory(
+  page: (offset: number, extra?: Record<string, string | number | boolean>) => Promise<Awaited<ReturnType<IncidentOpsApi['listPage']>>>,
+  earlyPages: ReadonlyMap<number, Promise<Awaited<ReturnType<IncidentOpsApi['listPage']>>>>,
+  api: IncidentOpsApi,
+  signal: AbortSignal,
+  onProgress: PageProgress,
+  prepare: (users: Json[]) => Json[],
+  dropEarlyPages: () => void,
+): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
   const first = await page(0, { total: true });
   if (!first.more || first.items.length === 0 || first.total === undefined) {
+    dropEarlyPages();
     if (!first.more || first.items.length === 0) {
       onProgress(1, 1);
-      return { items: first.items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
+      return { items: prepare(first.items), truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
     }
     // No total: one page after another.
-    return api.listAll('/users', 'users', {}, signal, { onProgress });
+    const all = await api.listAll('/users', 'users', {}, signal, { onProgress });
+    return { ...all, items: prepare(all.items) };
   }
   const total = first.total;
   const offsets: number[] = [];
@@ -369,12 +428,12 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
       while (!failed && running < limit && next < offsets.length && offsets[next]! < emptyAt) {
         const offset = offsets[next++]!;
         running++;
-        page(offset).then(
+        (earlyPages.get(offset) ?? page(offset)).then(
           (result) => {
             running--;
             if (result.items.length === 0) emptyAt = Math.min(emptyAt, offset);
             else {
-              pages.set(offset, result.items);
+              pages.set(offset, prepare(result.items));
               if (result.items.length === API_PAGE_SIZE) limit = Math.min(DIRECTORY_CONCURRENCY, limit + 1);
             }
             onProgress(++fetched, pagesTotal);
@@ -391,7 +450,7 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
     };
     launch();
   });
-  const items = [...first.items];
+  const items = prepare(first.items);
   for (const offset of offsets) {
     if (offset >= emptyAt) break;
     items.push(...(pages.get(offset) ?? []));

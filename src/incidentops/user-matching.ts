@@ -167,23 +167,27 @@ interface Entry<T> {
 /** Prepared, reusable search structure over a user directory (cache it with the directory). */
 export class UserIndex<T extends MatchCandidate> {
   /** @internal */
-  readonly entries: readonly Entry<T>[];
+  readonly entries: Entry<T>[] = [];
   /** @internal Every distinct name token (either spelling), by id. */
-  readonly tokens: readonly string[];
+  readonly tokens: string[] = [];
+  private readonly tokenIds = new Map<string, number>();
 
   constructor(users: readonly T[]) {
-    const ids = new Map<string, number>();
-    const tokens: string[] = [];
+    this.add(users);
+  }
+
+  /** Adds users (a directory page as it arrives: the index is ready when the last page is). */
+  add(users: readonly T[]): void {
     const idOf = (token: string): number => {
-      let id = ids.get(token);
+      let id = this.tokenIds.get(token);
       if (id === undefined) {
-        id = tokens.length;
-        tokens.push(token);
-        ids.set(token, id);
+        id = this.tokens.length;
+        this.tokens.push(token);
+        this.tokenIds.set(token, id);
       }
       return id;
     };
-    this.entries = users.map((user) => {
+    for (const user of users) {
       const name = normalizeText(user.name);
       const email = normalizeText(user.email);
       const at = email.lastIndexOf('@');
@@ -204,9 +208,8 @@ export class UserIndex<T extends MatchCandidate> {
         entry.nameDe = nameDe;
         entry.tokensDe = Int32Array.from(deTokens, (t, i) => (t === nameTokens[i] ? -1 : idOf(t)));
       }
-      return entry;
-    });
-    this.tokens = tokens;
+      this.entries.push(entry);
+    }
   }
 
   get size(): number {

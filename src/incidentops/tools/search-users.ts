@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
 import { reportPages } from '../api.js';
 import { anyArray, anyObject, checkedOutput, shapeUser } from '../shape.js';
-import type { Directory } from '../user-directory.js';
-import { AUTO_ACCEPT_MARGIN, AUTO_ACCEPT_THRESHOLD, chooseAutoAccept, createUserIndex, rankUsers, type MatchCandidate, type UserIndex } from '../user-matching.js';
+import { toCandidate, walkedIndexes, type Directory, type DirectoryCandidate } from '../user-directory.js';
+import { AUTO_ACCEPT_MARGIN, AUTO_ACCEPT_THRESHOLD, chooseAutoAccept, createUserIndex, rankUsers, type UserIndex } from '../user-matching.js';
 
-type Candidate = MatchCandidate & { raw: Record<string, unknown> };
+type Candidate = DirectoryCandidate;
 
 // The index is as fresh as the cached directory it was built from.
 const indexes = new WeakMap<Directory, UserIndex<Candidate>>();
@@ -13,7 +13,7 @@ const indexes = new WeakMap<Directory, UserIndex<Candidate>>();
 function indexFor(directory: Directory): UserIndex<Candidate> {
   let index = indexes.get(directory);
   if (!index) {
-    index = createUserIndex(directory.users.map(toCandidate));
+    index = walkedIndexes.get(directory) ?? createUserIndex(directory.users.map(toCandidate));
     indexes.set(directory, index);
   }
   return index;
@@ -30,9 +30,6 @@ function knownIds(directory: Directory): Set<string> {
   return known;
 }
 
-function toCandidate(user: Record<string, unknown>): Candidate {
-  return { id: String(user.id), name: String(user.name ?? user.summary ?? ''), email: String(user.email ?? ''), raw: user };
-}
 
 const matchSchema = z.looseObject({ id: z.string(), confidence: z.number().min(0).max(1), matched_on: z.enum(['name', 'email']) });
 

@@ -1,0 +1,77 @@
+/**
+ * The SearchUsers directory walk: the first pages are asked for together (before the total is
+ * known), pages past the total or past an empty page are neither kept nor indexed, and the index
+ * built page by page during the walk ranks exactly as one built from the finished directory.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
+import { DIRECTORY_INITIAL_CONCURRENCY, toCandidate, UserDirectory, walkedIndexes } from '../src/incidentops/user-directory.js';
+import { createUserIndex, rankUsers } from '../src/incidentops/user-matching.js';
+import { incidentOpsServerFor, jsonResponse, scriptedFetch } from './support/harness.js';
+
+const BASE = 'https://incidents.example.test';
+const NAMES = ['Ana Kim', 'Jörg Müller', 'Carmen Petrov', 'Noah Haddad', 'Zoë Brennan', 'Łukasz Nowak', 'Amara Brennan', 'Jana Alvarez'];
+const users = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => {
+    const n = from + i;
+    const name = `${NAMES[n % NAMES.length]} ${n}`;
+    return { id: `PU${n}`, type: 'user', name, email: `user${n}@example.com`, summary: name };
+  });
+
+/** A platform with `count` users (claiming `claimed` in its total), 100 per page; `hole` pages come back empty. */
+function platform(count: number, claimed = count, hole: number[] = []) {
+  const scripted = scriptedFetch((url) => {
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const page = offset < count && !hole.includes(offset) ? users(offset, Math.min(100, count - offset)) : [];
+    return jsonResponse(200, { users: page, limit: 100, offset, more: offset + 100 < claimed, total: url.searchParams.get('total') === 'true' ? claimed : null });
+  });
+  const server = incidentOpsServerFor(undefined, { baseUrl: BASE, accessToken: 'incident-token-0123456789', fetch: scripted.fetch });
+  return { calls: scripted.calls, directory: new UserDirectory((server.deps as IncidentOpsDeps).api) };
+}
+
+const signal = new AbortController().signal;
+
+describe('SearchUsers directory walk', () => {
+  it('asks for the first pages together, and the index built during the walk ranks like a fresh one', async () => {
+    const { calls, directory } = platform(1_050);
+    const walked = await directory.get(signal);
+    assert.equal(walked.users.length, 1_050);
+    assert.deepEqual(walked.users.map((u) => u.id), users(0, 1_050).map((u) => u.id), 'in platform order, each once');
+    const offsets = calls.map((call) => Number(call.url.searchParams.get('offset') ?? 0));
+    assert.deepEqual(offsets.slice(0, DIRECTORY_INITIAL_CONCURRENCY).sort((a, b) => a - b), Array.from({ length: DIRECTORY_INITIAL_CONCURRENCY }, (_, i) => i * 100), 'the first pages leave together');
+    assert.equal(calls.length, 11, 'no page twice');
+    const index = walkedIndexes.get(walked);
+    assert.ok(index, 'the walk left its index');
+    const fresh = createUserIndex(walked.users.map(toCandidate));
+    for (const query of ['Carmen Petrov 17', 'jorg muller', 'Joerg Mueller 1', 'zoe', 'user42@example.com', 'Brenan', 'Lukasz', 'Jana Alvarez 1047']) {
+      const view = (matches: ReturnType<typeof rankUsers>) => matches.map((m) => [m.user.id, m.confidence, m.matched_on]);
+      assert.deepEqual(view(rankUsers(query, index)), view(rankUsers(query, fresh)), query);
+    }
+  });
+
+  it('a small directory costs the early pages once, and they are not kept', async () => {
+    const { calls, directory } = platform(40);
+    const walked = await directory.get(signal);
+    assert.equal(walked.users.length, 40);
+    assert.ok(calls.length <= DIRECTORY_INITIAL_CONCURRENCY, `${calls.length} requests`);
+    assert.equal(walkedIndexes.get(walked)?.size, 40);
+  });
+
+  it('pages past an empty one are neither kept nor ranked (no walked index then)', async () => {
+    // 250 users, but a total of 900: pages 300 and up come back empty.
+    const { directory } = platform(250, 900);
+    const walked = await directory.get(signal);
+    assert.equal(walked.users.length, 250);
+    assert.equal(walkedIndexes.get(walked)?.size, 250);
+  });
+
+  it('users of pages that came after an empty page are not ranked either', async () => {
+    // Page 200 comes back empty although pages 300-500 (asked for early) hold users.
+    const { directory } = platform(600, 600, [200]);
+    const walked = await directory.get(signal);
+    assert.equal(walked.users.length, 200, 'the walk ends at the empty page');
+    assert.equal(walkedIndexes.get(walked), undefined, 'the index saw pages the directory dropped: SearchUsers builds its own');
+    assert.equal(rankUsers('Carmen Petrov 302', createUserIndex(walked.users.map(toCandidate))).some((m) => m.user.id === 'PU302'), false);
+  });
+});
