@@ -277,7 +277,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
   }
   const shared = await openSharedStore(flags, false);
   const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) });
-  const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+  const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve-stdio.js')]);
   // The listing itself is computed when the client first asks for it.
   const tools = checkedView(registry, server, view).exposed.length;
   const handle = serveOverStdio(server, view);

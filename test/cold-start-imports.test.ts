@@ -69,6 +69,7 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
   ['the OAuth authorization server', /node_modules\/(oidc-provider|koa)\//],
   ['the Redis client', /node_modules\/ioredis\//],
   ['the metrics library', /node_modules\/prom-client\//],
+  ['the HTTP serving code', /\/src\/core\/serve\.js|\/src\/core\/http\//],
 ];
 
 describe('cold start loads only what the command uses', () => {

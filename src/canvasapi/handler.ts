@@ -17,9 +17,11 @@ type Json = Record<string, unknown>;
 
 export interface CanvasApiDeps {
   client: UpstreamClient;
-  /** Request-body schemas of the two-mode tools, keyed by tool name without the prefix. */
-  requestSchemas: Record<string, unknown>;
-  bodies: BodyValidator;
+  /**
+   * Request-body schemas of the two-mode tools, keyed by tool name without the prefix, and their
+   * validator: loaded on the first two-mode call (160 KB that a start does not need to parse).
+   */
+  requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
 }
 
@@ -79,10 +81,11 @@ export function advertisedInputJsonSchema(entry: CanvasToolEntry): Record<string
 export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
   let body: unknown;
   if (entry.requestSchema) {
-    const schema = deps.requestSchemas[entry.requestSchema];
+    const { schemas, bodies } = await deps.requestBodies();
+    const schema = schemas[entry.requestSchema];
     if (!schema) throw new Error(`no request schema "${entry.requestSchema}" for ${entry.name}`);
     if (args.mode === 'get_request_schema') return describeRequestSchema(entry, schema);
-    body = parseAndValidateBody(entry, args, deps);
+    body = parseAndValidateBody(entry, args, bodies);
   }
   checkRules(entry, args, deps.now());
 
@@ -183,7 +186,7 @@ function describeRequestSchema(entry: CanvasToolEntry, schema: unknown): Json {
   };
 }
 
-function parseAndValidateBody(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps): unknown {
+function parseAndValidateBody(entry: CanvasToolEntry, args: Json, bodies: BodyValidator): unknown {
   const missing = entry.params.filter((p) => p.requiredForExecute && (args[p.name] === undefined || args[p.name] === ''));
   if (missing.length) {
     throw ToolError.invalidInput(
@@ -200,7 +203,7 @@ function parseAndValidateBody(entry: CanvasToolEntry, args: Json, deps: CanvasAp
     if (!parsed.ok) throw ToolError.invalidParameter('request_body', parsed.message);
     body = parsed.value;
   }
-  const violations = deps.bodies.validateBody(entry.requestSchema as string, body);
+  const violations = bodies.validateBody(entry.requestSchema as string, body);
   if (violations.length) {
     throw ToolError.invalidInput(violations.map((v): InputIssue => ({ parameter: v.path, problem: v.message })));
   }

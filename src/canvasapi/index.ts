@@ -9,7 +9,6 @@ import type { SharedStore } from '../core/store/store.js';
 import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';
 import { canvasTool, type CanvasApiDeps } from './handler.js';
-import { canvasApiRequestSchemas } from './request-schemas.js';
 import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
 
 /** All 139 tools, built once from the catalogue. */
@@ -136,6 +135,13 @@ export function createCanvasApiClient(
   });
 }
 
+/** The two-mode tools' request-body schemas and validator, imported on first use and then kept. */
+function lazyRequestBodies(): CanvasApiDeps['requestBodies'] {
+  let loaded: ReturnType<CanvasApiDeps['requestBodies']> | undefined;
+  return () =>
+    (loaded ??= import('./request-schemas.js').then(({ canvasApiRequestSchemas }) => ({ schemas: canvasApiRequestSchemas, bodies: compileRequestSchemas(canvasApiRequestSchemas) })));
+}
+
 export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServer<CanvasApiDeps> {
   return {
     id: 'canvasapi',
@@ -152,8 +158,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
         options.credentials,
         options.store ? sharedRateLimit(options.store, options.settings.baseUrl, options.logger) : undefined,
       ),
-      requestSchemas: canvasApiRequestSchemas,
-      bodies: compileRequestSchemas(canvasApiRequestSchemas),
+      requestBodies: lazyRequestBodies(),
       now: options.now ?? (() => new Date()),
     },
     logger: options.logger,

@@ -2,7 +2,6 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from './logger.js';
 import { corsPolicy } from './http/cors.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
@@ -13,13 +12,6 @@ import type { OAuthLayer } from './oauth/layer.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
 import { SelectionError } from './names.js';
-
-/** Serves one tool server over stdio; both protocol eras (2025 `initialize` and 2026-07-28). */
-export function serveOverStdio(server: AnyToolServer, options: ViewOptions = {}): StdioServerHandle {
-  return serveStdio(mcpServerFactory(viewFor(server, options)), {
-    onerror: (error) => server.logger.warn({ err: error.message }, 'stdio transport error'),
-  });
-}
 
 export interface HttpMount {
   /**
