@@ -51,7 +51,7 @@ async function startPlatform(users: number, latencyMs: number): Promise<Platform
 
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
-const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
+const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 7);
 const CACHED_ROUNDS = Number(process.env.BENCH_CACHED_ROUNDS ?? 10);
 
 type Json = Record<string, unknown>;
