@@ -15,6 +15,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
 
+// zod re-exports all of its 60-odd message locales (`z.locales`), so a bundle carries half a
+// megabyte of them, compiled at every start. Nothing here or in the SDK picks a locale: only the
+// default (English) is kept.
+const englishZodLocalesOnly = {
+  name: 'english-zod-locales-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: { cli: path.join(root, 'src', 'main.ts') },
   outdir: dist,
@@ -27,6 +41,7 @@ await build({
   sourcemap: true,
   // CommonJS dependencies inside an ES module bundle call require(): give them Node's.
   banner: { js: "import { createRequire as __toolserversCreateRequire } from 'node:module'; const require = __toolserversCreateRequire(import.meta.url);" },
+  plugins: [englishZodLocalesOnly],
   logLevel: 'warning',
 });
 chmodSync(path.join(dist, 'cli.js'), 0o755);
