@@ -79,6 +79,14 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
     assert.match(bad.stderr, /Unknown profile "bogus": one of all, readonly, meta, everyday, no-enterprise/);
   });
 
+  it('explains a wrong argument in words (the bundle keeps only the English messages of zod)', async () => {
+    const refused = await run(['call', 'CanvasApi.RetrieveBoardInfo', '{"board_unique_identifier":5}']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /board_unique_identifier: expected a string \(got 5\)/);
+    const unknown = await run(['call', 'CanvasApi.RetrieveBoardInfo', '{"board_unique_identifier":"b","limit_x":1}']);
+    assert.match(unknown.stdout, /limit_x/);
+  });
+
   it('validates a request body with Ajv and calls the sandbox', async () => {
     const refused = await run(['call', 'CanvasApi.CreateCanvasBoard', '{"mode":"execute","request_body":{"name":7}}', '--sandbox']);
     assert.equal(refused.code, 1);
