@@ -114,10 +114,12 @@ describe('replicas behind nginx with Redis', { skip: missing }, () => {
   it('the SearchUsers directory walked through one replica serves the other', async () => {
     const [first, second] = await Promise.all(set.replicas.map((replica) => client(replica.url, 'incidentops')));
     const directoryPages = () => sandbox.requests.filter((request) => request.platform === 'incidentops' && request.path === '/users').length;
+    // A walk starts with the page that asks for the total (a few more pages leave with it).
+    const walks = () => sandbox.requests.filter((request) => request.platform === 'incidentops' && request.path === '/users' && request.query.some(([key, value]) => key === 'total' && value === 'true')).length;
     sandbox.clearRequests();
     const there = await call(first!, 'IncidentOps.SearchUsers', { query: 'an' });
     assert.equal(there.isError, false, JSON.stringify(there.data));
-    assert.equal(directoryPages(), 3);
+    assert.equal(walks(), 1);
     sandbox.clearRequests();
     const here = await call(second!, 'IncidentOps.SearchUsers', { query: 'an' });
     assert.equal(directoryPages(), 0, `the second replica read the directory from Redis\n${set.replicas.map((r) => r.output().split('\n').filter((l) => l.startsWith('{"')).join('\n')).join('\n---\n')}`);
