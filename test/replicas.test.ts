@@ -26,7 +26,7 @@ import { createIncidentOpsPlatform } from '../src/sandbox/incidentops/api.js';
 import { DEMO_USER_ID, startSandbox, type RunningSandbox } from '../src/sandbox/server.js';
 import { startTestSandbox } from './support/harness.js';
 import { callJson, connectWithOAuth, MemoryOAuthProvider } from './support/oauth-client.js';
-import { missingPrograms, startReplicaSet, type AccessLogEntry, type ReplicaSet, type RunningReplica } from './support/replicas.js';
+import { missingPrograms, retriedOnce, startReplicaSet, type AccessLogEntry, type ReplicaSet, type RunningReplica } from './support/replicas.js';
 
 const SERVER_KEY = 'replica-test-server-key-0123456789';
 const missing = missingPrograms('redis-server', 'nginx');
@@ -146,26 +146,14 @@ describe('replicas behind nginx with Redis', { skip: missing }, () => {
     const victim = set.replicas[1]!;
     const survivor = set.replicas[0]!;
     let completed = 0;
-    let retried = 0;
-    const failures: string[] = [];
+    const tally = { retried: 0, failures: [] as string[] };
     let killedAt: number | undefined;
     const logBefore = set.nginx.accessLog().length;
-    /** One read with at most one retry, as a client behind a load balancer does. */
-    const read = async (worker: Client) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const { isError, data } = await call(worker, 'CanvasApi.GetAccessTokenInfo');
-          if (isError) throw new Error(JSON.stringify(data));
-          return;
-        } catch (error) {
-          if (attempt === 2) {
-            failures.push(error instanceof Error ? error.message : String(error));
-            return;
-          }
-          retried++;
-        }
-      }
-    };
+    const read = (worker: Client) =>
+      retriedOnce(tally, async () => {
+        const { isError, data } = await call(worker, 'CanvasApi.GetAccessTokenInfo');
+        if (isError) throw new Error(JSON.stringify(data));
+      });
     await Promise.all(
       workers.map(async (worker) => {
         while (killedAt === undefined || completed < killedAt + 60) {
@@ -178,8 +166,8 @@ describe('replicas behind nginx with Redis', { skip: missing }, () => {
         }
       }),
     );
-    console.log(`# ${completed} reads, ${retried} retried once, ${failures.length} failed`);
-    assert.deepEqual(failures, []);
+    console.log(`# ${completed} reads, ${tally.retried} retried once, ${tally.failures.length} failed`);
+    assert.deepEqual(tally.failures, []);
     const entries = set.nginx.accessLog().slice(logBefore).filter((entry) => entry.uri === '/canvasapi/mcp');
     assert.ok(entries.some((entry) => entry.upstream === victim.address && entry.status === 200), 'the killed replica had served reads');
     const last = entries.slice(-20);
@@ -350,23 +338,9 @@ describe('OAuth mode: replicas behind nginx with Redis', { skip: missing }, () =
   it('killing a replica in the middle of the users\' reads fails no read beyond one retry and loses no sign-in; a new replica knows every sign-in', async () => {
     const victim = set.replicas[1]!;
     let completed = 0;
-    let retried = 0;
+    const tally = { retried: 0, failures: [] as string[] };
     let killed = false;
-    const failures: string[] = [];
-    const read = async (user: typeof alice) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          assert.equal(await whoAmI(user.client), user.id);
-          return;
-        } catch (error) {
-          if (attempt === 2) {
-            failures.push(error instanceof Error ? error.message : String(error));
-            return;
-          }
-          retried++;
-        }
-      }
-    };
+    const read = (user: typeof alice) => retriedOnce(tally, async () => assert.equal(await whoAmI(user.client), user.id));
     await Promise.all(
       [alice, bob, alice, bob].map(async (user) => {
         while (completed < 60) {
@@ -379,8 +353,8 @@ describe('OAuth mode: replicas behind nginx with Redis', { skip: missing }, () =
         }
       }),
     );
-    console.log(`# OAuth: ${completed} reads, ${retried} retried once, ${failures.length} failed`);
-    assert.deepEqual(failures, []);
+    console.log(`# OAuth: ${completed} reads, ${tally.retried} retried once, ${tally.failures.length} failed`);
+    assert.deepEqual(tally.failures, []);
     // The sign-ins lived in Redis, not in the dead process: a replica started now serves both users.
     const fresh = await set.startAnother();
     for (const user of [alice, bob]) assert.equal(await whoAmI(await directClient(fresh.url, user.provider)), user.id);

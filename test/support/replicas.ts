@@ -301,3 +301,22 @@ export async function startReplicaSet(options: ReplicaSetOptions): Promise<Repli
     throw error;
   }
 }
+
+/**
+ * One read as a client behind a load balancer makes it: sent once more when it fails. Counts the
+ * retries and keeps the error of every read that failed twice.
+ */
+export async function retriedOnce(tally: { retried: number; failures: string[] }, read: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await read();
+      return;
+    } catch (error) {
+      if (attempt === 2) {
+        tally.failures.push(error instanceof Error ? error.message : String(error));
+        return;
+      }
+      tally.retried++;
+    }
+  }
+}
