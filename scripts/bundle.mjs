@@ -29,6 +29,16 @@ const englishZodLocalesOnly = {
   },
 };
 
+// The SDK's Node shim brings its own inlined copy of Ajv (290 KB compiled at every start) for a
+// validator these servers never use; src/sdk-node-shims.ts is the same shim on the project's Ajv,
+// loaded on first use (test/sdk-node-shims.test.ts compares the two).
+const sdkShimsOnOwnAjv = {
+  name: 'sdk-shims-on-own-ajv',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: path.join(root, 'src', 'sdk-node-shims.ts') }));
+  },
+};
+
 await build({
   entryPoints: { cli: path.join(root, 'src', 'main.ts') },
   outdir: dist,
@@ -41,7 +51,7 @@ await build({
   sourcemap: true,
   // CommonJS dependencies inside an ES module bundle call require(): give them Node's.
   banner: { js: "import { createRequire as __toolserversCreateRequire } from 'node:module'; const require = __toolserversCreateRequire(import.meta.url);" },
-  plugins: [englishZodLocalesOnly],
+  plugins: [englishZodLocalesOnly, sdkShimsOnOwnAjv],
   logLevel: 'warning',
 });
 chmodSync(path.join(dist, 'cli.js'), 0o755);
