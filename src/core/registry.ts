@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { currentRequestId, newRequestId, withRequestId, type Logger } from './logger.js';
+import { newRequestId, requestIdOf, tagRequest, type Logger } from './logger.js';
 import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
@@ -175,31 +175,33 @@ function reportToolCall(event: ToolCallEvent): void {
 
 /**
  * Runs one tool call end to end: validate, execute, fit the result to the budget. Never throws:
- * every failure becomes an `isError` result carrying the ToolError JSON. A call outside any
- * request (stdio) gets a request ID of its own for its log lines.
+ * every failure becomes an `isError` result carrying the ToolError JSON. The call's log lines (and
+ * the platform requests it makes, through its signal) carry its request ID: the HTTP request's,
+ * or one of its own (stdio, direct calls).
  */
-export function executeTool<Deps>(
+export async function executeTool<Deps>(
   server: ToolServer<Deps>,
   tool: AnyToolDefinition<Deps>,
   rawArgs: unknown,
   signal: AbortSignal,
   progress: ToolContext<Deps>['progress'] = NO_PROGRESS,
+  requestId: string = requestIdOf(signal) ?? newRequestId(),
 ): Promise<CallToolResult> {
-  if (currentRequestId() === undefined) return withRequestId(newRequestId(), () => executeInRequest(server, tool, rawArgs, signal, progress));
-  return executeInRequest(server, tool, rawArgs, signal, progress);
-}
-
-async function executeInRequest<Deps>(
-  server: ToolServer<Deps>,
-  tool: AnyToolDefinition<Deps>,
-  rawArgs: unknown,
-  signal: AbortSignal,
-  progress: ToolContext<Deps>['progress'],
-): Promise<CallToolResult> {
+  tagRequest(signal, requestId);
+  let toolLogger: Logger | undefined;
+  const context: ToolContext<Deps> = {
+    signal,
+    // A child logger only when the tool logs something.
+    get logger() {
+      return (toolLogger ??= server.logger.child({ request_id: requestId }));
+    },
+    deps: server.deps,
+    progress,
+  };
   const started = performance.now();
   try {
-    const data = await runTool(tool, rawArgs, { signal, logger: server.logger, deps: server.deps, progress });
-    if (server.logger.isLevelEnabled?.('debug') !== false) server.logger.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
+    const data = await runTool(tool, rawArgs, context);
+    if (server.logger.isLevelEnabled?.('debug') !== false) server.logger.debug({ request_id: requestId, tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     return successResult(tool.hints.openWorldHint ? markUntrusted(data) : data, tool.truncationHint);
@@ -208,7 +210,7 @@ async function executeInRequest<Deps>(
     const { kind } = toolError.details;
     const ms = performance.now() - started;
     const level = kind === 'internal' ? 'error' : 'info';
-    server.logger[level]({ tool: tool.name, kind, status: toolError.details.status, ms: Math.round(ms) }, 'tool call failed');
+    server.logger[level]({ request_id: requestId, tool: tool.name, kind, status: toolError.details.status, ms: Math.round(ms) }, 'tool call failed');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: kind, seconds: ms / 1000 });
     return errorResult(toolError);
   }
@@ -236,7 +238,9 @@ export function buildMcpServer(view: ToolView): Server {
   mcp.setRequestHandler('tools/call', { params: CALL_PARAMS }, async (params, ctx) => {
     const tool = view.find(params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(params.name));
-    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, ctx.mcpReq.signal, progressReporter(ctx));
+    // Over HTTP serve.ts has put the request's ID on the request; on stdio each call gets one.
+    const requestId = ctx.http?.req?.headers.get('x-request-id') ?? newRequestId();
+    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, ctx.mcpReq.signal, progressReporter(ctx), requestId);
     return mcp.projectCallToolResult(result, outputJsonSchema(tool));
   });
   return mcp;

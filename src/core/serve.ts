@@ -5,7 +5,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from './logger.js';
 import { corsPolicy } from './http/cors.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
-import { handleWithRequestId } from './http/request-id.js';
+import { handleWithRequestId, requestLog } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
 import { runAs } from './request-identity.js';
 import type { OAuthLayer } from './oauth/layer.js';
@@ -107,7 +107,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   };
 
   const cors = corsPolicy(origins);
-  const probe = probes([...(options.store ? [storeReadiness(options.store)] : []), ...(options.readinessChecks ?? [])], logger);
+  const probe = probes([...(options.store ? [storeReadiness(options.store)] : []), ...(options.readinessChecks ?? [])]);
   const metrics = options.metrics ? await import('./metrics.js').then((module) => ({ module, running: module.startMetrics(), key: options.metrics?.key })) : undefined;
 
   /**
@@ -119,7 +119,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     // probes reveal nothing a DNS-rebinding page could use.
     const probePath = path === '/health' || path === '/ready';
     if ((!probePath && !validateHost(req, res)) || !validateOrigin(req, res)) {
-      logger.warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
+      requestLog(logger, req).warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
       return false;
     }
     if (cors.apply(req, res)) return false;
@@ -128,14 +128,14 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       return false;
     }
     if (path === '/ready') {
-      probe.ready(res).catch((error: unknown) => failed(res, error));
+      probe.ready(res, requestLog(logger, req)).catch((error: unknown) => failed(req, res, error));
       return false;
     }
     return true;
   };
 
-  const failed = (res: ServerResponse, error: unknown): void => {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    requestLog(logger, req).error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
     if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
     else res.end();
   };
@@ -143,7 +143,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   /** Routes beside the MCP endpoints; true when it answered. */
   const routeOperations = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     if (path === '/metrics' && metrics) {
-      metrics.module.serveMetrics(metrics.running, req, res, metrics.key).catch((error: unknown) => failed(res, error));
+      metrics.module.serveMetrics(metrics.running, req, res, metrics.key).catch((error: unknown) => failed(req, res, error));
       return true;
     }
     return false;
@@ -159,7 +159,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     if (!match) return notFound(res, path);
     const authProblem = checkServerKey(req.headers.authorization, keyDigest as Buffer);
     if (authProblem) {
-      logger.warn({ path, reason: authProblem }, 'rejected request: missing or wrong server key');
+      requestLog(logger, req).warn({ path, reason: authProblem }, 'rejected request: missing or wrong server key');
       res.writeHead(401, {
         'content-type': 'application/json',
         'www-authenticate': authProblem === 'missing' ? 'Bearer realm="toolservers"' : 'Bearer realm="toolservers", error="invalid_token"',
@@ -180,7 +180,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       if (!identity) return;
       runAs(identity, () => serveMcp(req, res, path, match));
     } catch (error) {
-      logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'request failed');
+      requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     }
@@ -202,7 +202,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       return;
     }
     handlerFor(view, path)(req, res).catch((error: unknown) => {
-      logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
+      requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();
     });

@@ -28,7 +28,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ConcurrencyLimiter } from './concurrency.js';
 import { isRecord } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
-import { silentLogger, type Logger } from './logger.js';
+import { requestIdOf, silentLogger, type Logger } from './logger.js';
 import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
 
 export { raceAbort, type HeaderLookup } from './http-send.js';
@@ -492,6 +492,8 @@ interface RequestContext {
   resendable: boolean;
   /** How an earlier attempt failed after it may have reached the platform (`HTTP 503`, `no answer within 300 ms`, ...). */
   ambiguous: string | undefined;
+  /** The request (HTTP request or tool call) this one is made for, for log lines (from its signal). */
+  requestId: string | undefined;
 }
 
 interface FailureExtra {
@@ -653,7 +655,7 @@ export class UpstreamClient {
       }
     }
 
-    const ctx: RequestContext = { req, path, secrets: [], effect: effectOf(req), resendable: mayResend(req), ambiguous: undefined };
+    const ctx: RequestContext = { req, path, secrets: [], effect: effectOf(req), resendable: mayResend(req), ambiguous: undefined, requestId: requestIdOf(req.signal) };
     if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, { mayHaveHappened: false });
 
     let authorization = await this.readAuthorization();
@@ -706,13 +708,13 @@ export class UpstreamClient {
         try {
           renewed = await this.options.refreshAuthorization();
         } catch (error) {
-          this.logger.warn({ platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
+          this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
         }
         if (renewed) {
           authorization = await this.readAuthorization();
           ctx.secrets = [...ctx.secrets, ...secretsOf(authorization)];
           headers = this.buildHeaders(req, authorization, body !== undefined);
-          this.logger.info({ platform: this.platformName, method, path }, 'credentials refreshed after a 401; sending once more');
+          this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path }, 'credentials refreshed after a 401; sending once more');
           attempt -= 1; // the refresh does not consume the retry budget
           continue;
         }
@@ -727,7 +729,7 @@ export class UpstreamClient {
         const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
         if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
           this.logger.warn(
-            { platform: this.platformName, method, path, attempt, waitMs },
+            { request_id: ctx.requestId, platform: this.platformName, method, path, attempt, waitMs },
             `${this.platformName} rate limit reached; waiting before retrying`,
           );
           this.reportRateLimitWait(waitMs);
@@ -744,7 +746,7 @@ export class UpstreamClient {
           `An earlier attempt of this delete failed (${ctx.ambiguous}) after it may have reached ${this.platformName}; ` +
           `sent again, it was answered 404 (not found), so the earlier attempt most likely deleted ${target}. ` +
           'Nothing is left to delete. If the ID may have been wrong, a list tool shows what exists.';
-        this.logger.info({ platform: this.platformName, method, path, attempt }, 'delete resent after an ambiguous failure found the resource gone; reporting success');
+        this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path, attempt }, 'delete resent after an ambiguous failure found the resource gone; reporting success');
         return {
           status,
           headers: response.headers,
@@ -829,7 +831,7 @@ export class UpstreamClient {
       }
       seen = until;
       this.logger.debug(
-        { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: waitMs },
+        { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: waitMs },
         'holding the request back: the platform asked to slow down',
       );
       this.reportRateLimitWait(waitMs);
@@ -952,7 +954,7 @@ export class UpstreamClient {
       if (observed) this.reportAnswer(ctx.req.method, started, status, outcome.kind === 'network_error' ? outcome.code ?? 'network_error' : outcome.kind);
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
-        this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
+        this.logger.debug({ request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
       }
       return outcome;
     };
@@ -971,7 +973,7 @@ export class UpstreamClient {
       if (ok && declared !== undefined && declared > limit) {
         response.discard();
         if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
-        if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
+        if (debug) this.logger.debug({ request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
         return { type: 'too_large', response, limit, declared };
       }
       let read: CappedBody;
@@ -983,14 +985,14 @@ export class UpstreamClient {
       }
       if (read.overflow && ok) {
         if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
-        if (debug) this.logger.debug({ platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
+        if (debug) this.logger.debug({ request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
         return { type: 'too_large', response, limit };
       }
       const text = utf8.decode(read.bytes);
       if (observed) this.reportAnswer(ctx.req.method, started, response.status, undefined);
       if (debug) {
         this.logger.debug(
-          { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, durationMs: Math.round(performance.now() - started) },
+          { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, durationMs: Math.round(performance.now() - started) },
           'upstream request',
         );
       }
@@ -1012,7 +1014,7 @@ export class UpstreamClient {
     const signal = ctx.req.signal;
     if (reason !== undefined) {
       this.logger.debug(
-        { platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: ms, reason },
+        { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: ms, reason },
         'retrying upstream request after backoff',
       );
     }
@@ -1100,7 +1102,7 @@ export class UpstreamClient {
     try {
       info = (this.options.parseError ?? defaultParseError)(status, body, response.headers) ?? {};
     } catch (error) {
-      this.logger.warn({ platform: this.platformName, status, error: String(error) }, 'parseError hook failed');
+      this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, status, error: String(error) }, 'parseError hook failed');
     }
     const platformMessage = info.message ?? (isJson ? undefined : snippet(text));
 
@@ -1259,7 +1261,7 @@ export class UpstreamClient {
         if (custom?.message) message = custom.message;
         if (custom?.nextStep) nextStep = custom.nextStep;
       } catch (error) {
-        this.logger.warn({ platform: this.platformName, kind, error: String(error) }, 'describeError hook failed');
+        this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, kind, error: String(error) }, 'describeError hook failed');
       }
     }
     const details: ToolErrorDetails = { kind, message, nextStep };

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ToolError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { requestIdOf, tagRequest, type Logger } from '../core/logger.js';
 import { currentIdentity } from '../core/request-identity.js';
 import type { SharedStore } from '../core/store/store.js';
 import { raceAbort } from '../core/upstream.js';
@@ -106,6 +106,9 @@ export class UserDirectory {
       const controller = new AbortController();
       // Every page request in flight listens to it: more than Node's default warning level of 10.
       setMaxListeners(DIRECTORY_CONCURRENCY * 2, controller.signal);
+      // Its platform requests log under the request that started the walk.
+      const startedBy = requestIdOf(signal);
+      if (startedBy !== undefined) tagRequest(controller.signal, startedBy);
       const listeners = new Set<PageProgress>();
       const tell: PageProgress = (fetched, total) => {
         for (const listener of listeners) listener(fetched, total);
@@ -375,6 +378,8 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
   // directory worth walking in parallel saves a whole round trip, and a small one costs a few
   // requests that come back empty (once per DIRECTORY_TTL_MS). Those not needed are cancelled.
   const early = new AbortController();
+  const walkRequest = requestIdOf(signal);
+  if (walkRequest !== undefined) tagRequest(early.signal, walkRequest);
   const forwardAbort = (): void => early.abort(signal.reason);
   signal.addEventListener('abort', forwardAbort, { once: true });
   const earlyPages = new Map<number, Promise<Page>>();

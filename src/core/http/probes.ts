@@ -22,16 +22,17 @@ export function storeReadiness(store: SharedStore): ReadinessCheck {
 /** Answers `/health` (liveness: the process serves HTTP) and `/ready` (readiness: every check passes). */
 export interface Probes {
   health(res: ServerResponse): void;
-  ready(res: ServerResponse): Promise<void>;
+  /** `log`: where failed checks are logged (the request's logger). */
+  ready(res: ServerResponse, log: Logger): Promise<void>;
 }
 
-export function probes(checks: readonly ReadinessCheck[], logger: Logger): Probes {
+export function probes(checks: readonly ReadinessCheck[]): Probes {
   return {
     health(res) {
       sendProbe(res, 200, { status: 'ok' });
     },
-    async ready(res) {
-      const failed = await failedChecks(checks, logger);
+    async ready(res, log) {
+      const failed = await failedChecks(checks, log);
       if (failed.length === 0) sendProbe(res, 200, { status: 'ready' });
       else sendProbe(res, 503, { status: 'not ready', reasons: failed });
     },

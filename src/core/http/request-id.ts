@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRequestId, withRequestId } from '../logger.js';
+import { newRequestId, type Logger } from '../logger.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -13,11 +13,19 @@ export function requestIdFor(req: IncomingMessage): string {
 }
 
 /**
- * Handles one HTTP request under its request ID: the ID is sent back in `X-Request-Id` (whatever
- * the answer, errors included) and is on every log line written while the request is handled.
+ * Gives one HTTP request its ID: sent back in `X-Request-Id` (whatever the answer, errors
+ * included), and set on the request itself, where the MCP handler reads it for the tool call's log
+ * lines (registry.ts) and `requestLog` for the HTTP layer's.
  */
 export function handleWithRequestId(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
   const id = requestIdFor(req);
   res.setHeader(REQUEST_ID_HEADER, id);
-  withRequestId(id, handle);
+  req.headers[REQUEST_ID_HEADER] = id;
+  handle();
+}
+
+/** The logger for lines about this HTTP request: they carry its `request_id`. */
+export function requestLog(logger: Logger, req: IncomingMessage): Logger {
+  const id = req.headers[REQUEST_ID_HEADER];
+  return typeof id === 'string' ? logger.child({ request_id: id }) : logger;
 }

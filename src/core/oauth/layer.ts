@@ -18,6 +18,7 @@ import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode, verifyBearerTo
 import Provider, { errors as providerErrors } from 'oidc-provider';
 import type { PlatformAuth } from '../auth/platform-auth.js';
 import type { Logger } from '../logger.js';
+import { requestLog } from '../http/request-id.js';
 import type { RequestIdentity } from '../request-identity.js';
 import type { SharedStore } from '../store/store.js';
 import { sharedStoreAdapter } from './adapter.js';
@@ -211,7 +212,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       },
     });
     if (options.publicUrl) provider.proxy = true;
-    provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error.message }, 'OAuth server error'));
+    provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: Error) => (ctx?.req ? requestLog(logger, ctx.req) : logger).error({ err: error.message }, 'OAuth server error'));
     callback = provider.callback();
   }
 
@@ -264,7 +265,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       if (name === 'SessionNotFound') {
         sendErrorPage(res, 400, 'Sign-in expired', 'This authorization is unknown to this browser or has expired.');
       } else {
-        logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth interaction failed');
+        requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth interaction failed');
         sendErrorPage(res, 500, 'Sign-in failed', 'The server could not complete the sign-in.');
       }
     }
@@ -352,11 +353,11 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
         };
         const who = account.name ? `${account.name}${account.email ? ` <${account.email}>` : ''}` : account.email ?? account.id;
         await next({ userKey, account: who, csrf: randomBytes(24).toString('base64url'), sealed: await vault.seal(userKey, platformTokens) });
-        logger.info({ platform: auth.platform, account: account.id }, 'platform sign-in for an MCP client');
+        requestLog(logger, req).info({ platform: auth.platform, account: account.id }, 'platform sign-in for an MCP client');
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ platform: auth.platform, err: message }, 'platform sign-in failed');
+      requestLog(logger, req).warn({ platform: auth.platform, err: message }, 'platform sign-in failed');
       await next({ error: 'access_denied', description: `Signing in to ${auth.name} failed: ${message}` });
     }
     res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${pending.uid}`, 'cache-control': 'no-store' });
@@ -400,8 +401,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const info = await verifyBearerToken(req.headers.authorization, { verifier, requiredScopes: [MCP_SCOPE], expectedResource: new URL(resourceFor(path)), resourceMetadataUrl });
       return { userKey: String(info.extra?.userKey) };
     } catch (error) {
-      if (!(error instanceof OAuthError)) logger.error({ path, err: error instanceof Error ? error.message : String(error) }, 'bearer check failed');
-      else logger.info({ path, reason: error.message }, 'rejected MCP request: bearer token refused');
+      if (!(error instanceof OAuthError)) requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'bearer check failed');
+      else requestLog(logger, req).info({ path, reason: error.message }, 'rejected MCP request: bearer token refused');
       await sendWebResponse(res, bearerAuthChallengeResponse(error, { requiredScopes: [MCP_SCOPE], resourceMetadataUrl }));
       return undefined;
     }
