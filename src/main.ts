@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `toolservers` command as shipped (the bundle's entry). A server started with no flags at
 // all, `toolservers incidentops` or `toolservers canvasapi` (how desktop clients launch it, with
-// its settings in the environment), starts without loading the command-line parser: that is
-// 5-8 ms of a ~170 ms start (bench/cold-start.ts). Every other command line goes to cli.ts.
+// its settings in the environment), starts without loading the command-line parser, 5-8 ms of
+// its start (bench/cold-start.ts). Every other command line goes to cli.ts.
 import { SERVER_INFO } from './server-info.js';
 
 const args = process.argv.slice(2);
