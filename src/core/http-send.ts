@@ -136,13 +136,13 @@ export const nodeSend: Send = (url, init, signal) =>
   });
 
 /**
- * A fetch implementation as a Send. `honoursSignal` is false for an injected fetch that may
- * ignore the signal: the wait for its head is then raced against the abort.
+ * An injected fetch implementation as a Send. It may ignore the signal, so the wait for its head
+ * is raced against the abort.
  */
-export function fetchSend(fetchImpl: typeof fetch, honoursSignal: boolean): Send {
+export function fetchSend(fetchImpl: typeof fetch): Send {
   return async (url, init, signal) => {
     const pending = fetchImpl(url, { method: init.method, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}), redirect: 'manual', signal });
-    const response = await (honoursSignal ? pending : raceAbort(pending, signal));
+    const response = await raceAbort(pending, signal);
     return {
       status: response.status,
       headers: response.headers,

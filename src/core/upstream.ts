@@ -599,7 +599,7 @@ export class UpstreamClient {
       });
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.send = options.fetch ? fetchSend(options.fetch, false) : nodeSend;
+    this.send = options.fetch ? fetchSend(options.fetch) : nodeSend;
     this.sleepImpl = options.sleep ?? defaultSleep;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;

@@ -389,77 +389,65 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
     earlyPages.set(i * API_PAGE_SIZE, pending);
   }
   try {
-    return await walkDirectory(page, earlyPages, api, signal, onProgress, prepare, () => early.abort());
+    const first = await page(0, { total: true });
+    if (!first.more || first.items.length === 0 || first.total === undefined) {
+      early.abort();
+      if (!first.more || first.items.length === 0) {
+        onProgress(1, 1);
+        return { items: prepare(first.items), truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
+      }
+      // No total: one page after another.
+      const all = await api.listAll('/users', 'users', {}, signal, { onProgress });
+      return { ...all, items: prepare(all.items) };
+    }
+    const total = first.total;
+    const offsets: number[] = [];
+    for (let offset = API_PAGE_SIZE; offset < Math.min(total, OFFSET_CAP); offset += API_PAGE_SIZE) offsets.push(offset);
+    const pagesTotal = offsets.length + 1;
+    const pages = new Map<number, Json[]>();
+    let fetched = 1;
+    onProgress(fetched, pagesTotal);
+    let emptyAt = Number.POSITIVE_INFINITY;
+    let limit = DIRECTORY_INITIAL_CONCURRENCY;
+    let next = 0;
+    let running = 0;
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const launch = (): void => {
+        while (!failed && running < limit && next < offsets.length && offsets[next]! < emptyAt) {
+          const offset = offsets[next++]!;
+          running++;
+          (earlyPages.get(offset) ?? page(offset)).then(
+            (result) => {
+              running--;
+              if (result.items.length === 0) emptyAt = Math.min(emptyAt, offset);
+              else {
+                pages.set(offset, prepare(result.items));
+                if (result.items.length === API_PAGE_SIZE) limit = Math.min(DIRECTORY_CONCURRENCY, limit + 1);
+              }
+              onProgress(++fetched, pagesTotal);
+              launch();
+              if (running === 0) resolve();
+            },
+            (error: unknown) => {
+              failed = true;
+              reject(error);
+            },
+          );
+        }
+        if (running === 0) resolve();
+      };
+      launch();
+    });
+    const items = prepare(first.items);
+    for (const offset of offsets) {
+      if (offset >= emptyAt) break;
+      items.push(...(pages.get(offset) ?? []));
+    }
+    const truncated = emptyAt === Number.POSITIVE_INFINITY && total > OFFSET_CAP;
+    return { items: items.slice(0, OFFSET_CAP), truncated, total };
   } finally {
     signal.removeEventListener('abort', forwardAbort);
     early.abort();
   }
-}
-
-async function walkDirectory(
-  page: (offset: number, extra?: Record<string, string | number | boolean>) => Promise<Awaited<ReturnType<IncidentOpsApi['listPage']>>>,
-  earlyPages: ReadonlyMap<number, Promise<Awaited<ReturnType<IncidentOpsApi['listPage']>>>>,
-  api: IncidentOpsApi,
-  signal: AbortSignal,
-  onProgress: PageProgress,
-  prepare: (users: Json[]) => Json[],
-  dropEarlyPages: () => void,
-): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
-  const first = await page(0, { total: true });
-  if (!first.more || first.items.length === 0 || first.total === undefined) {
-    dropEarlyPages();
-    if (!first.more || first.items.length === 0) {
-      onProgress(1, 1);
-      return { items: prepare(first.items), truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
-    }
-    // No total: one page after another.
-    const all = await api.listAll('/users', 'users', {}, signal, { onProgress });
-    return { ...all, items: prepare(all.items) };
-  }
-  const total = first.total;
-  const offsets: number[] = [];
-  for (let offset = API_PAGE_SIZE; offset < Math.min(total, OFFSET_CAP); offset += API_PAGE_SIZE) offsets.push(offset);
-  const pagesTotal = offsets.length + 1;
-  const pages = new Map<number, Json[]>();
-  let fetched = 1;
-  onProgress(fetched, pagesTotal);
-  let emptyAt = Number.POSITIVE_INFINITY;
-  let limit = DIRECTORY_INITIAL_CONCURRENCY;
-  let next = 0;
-  let running = 0;
-  await new Promise<void>((resolve, reject) => {
-    let failed = false;
-    const launch = (): void => {
-      while (!failed && running < limit && next < offsets.length && offsets[next]! < emptyAt) {
-        const offset = offsets[next++]!;
-        running++;
-        (earlyPages.get(offset) ?? page(offset)).then(
-          (result) => {
-            running--;
-            if (result.items.length === 0) emptyAt = Math.min(emptyAt, offset);
-            else {
-              pages.set(offset, prepare(result.items));
-              if (result.items.length === API_PAGE_SIZE) limit = Math.min(DIRECTORY_CONCURRENCY, limit + 1);
-            }
-            onProgress(++fetched, pagesTotal);
-            launch();
-            if (running === 0) resolve();
-          },
-          (error: unknown) => {
-            failed = true;
-            reject(error);
-          },
-        );
-      }
-      if (running === 0) resolve();
-    };
-    launch();
-  });
-  const items = prepare(first.items);
-  for (const offset of offsets) {
-    if (offset >= emptyAt) break;
-    items.push(...(pages.get(offset) ?? []));
-  }
-  const truncated = emptyAt === Number.POSITIVE_INFINITY && total > OFFSET_CAP;
-  return { items: items.slice(0, OFFSET_CAP), truncated, total };
 }
