@@ -22,7 +22,7 @@ import { requestLog } from '../http/request-id.js';
 import type { RequestIdentity } from '../request-identity.js';
 import type { SharedStore } from '../store/store.js';
 import { sharedStoreAdapter } from './adapter.js';
-import { escapeHtml, sendConsentPage, sendErrorPage } from './pages.js';
+import { errorBody, PAGE_HEADERS, renderPage, sendConsentPage, sendErrorPage } from './pages.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
 /** The one scope an MCP token carries for its endpoint. */
@@ -127,6 +127,32 @@ interface PendingSignIn {
   redirectUri: string;
   state: string;
   codeVerifier: string;
+  /** SHA-256 of the nonce in the cookie of the browser that was sent to the platform. */
+  browserHash: string;
+}
+
+/**
+ * Cookie names. Over https: `__Host-` (Secure, Path=/, no Domain: no sibling host can set them) where
+ * the path is /, `__Secure-` for oidc-provider's interaction cookies, which it scopes to one
+ * authorization's path so that two sign-ins in one browser do not overwrite each other. Over plain
+ * http (loopback development), browsers refuse both prefixes, so the names go without them.
+ */
+function cookieNames(https: boolean): { session: string; interaction: string; resume: string; signIn: (uid: string) => string } {
+  const host = https ? '__Host-' : '';
+  const secure = https ? '__Secure-' : '';
+  return { session: `${host}session`, interaction: `${secure}interaction`, resume: `${secure}interaction_resume`, signIn: (uid) => `${host}sign-in-${uid}` };
+}
+
+function cookieValue(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 interface SignedIn {
@@ -143,6 +169,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
   let publicUrl = '';
   let issuer = '';
   let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let httpsOnly = false;
+  let cookies = cookieNames(false);
 
   const resourceFor = (path: string): string => `${publicUrl}${path}`;
   const metadataUrlFor = (path: string): string => `${publicUrl}/.well-known/oauth-protected-resource${path}`;
@@ -170,13 +198,20 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     publicUrl = (options.publicUrl ?? boundUrl).replace(/\/+$/, '');
     issuer = `${publicUrl}${ISSUER_PATH}`;
     const cookieKey = derive(options.stateKey, 'oidc cookies').toString('base64url');
+    httpsOnly = publicUrl.startsWith('https:');
+    cookies = cookieNames(httpsOnly);
     provider = new Provider(issuer, {
       adapter: sharedStoreAdapter(store, {
         ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
         alreadyUsed: (model) => new providerErrors.InvalidGrant(model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed'),
       }),
       jwks: { keys: [signingJwk(options.stateKey)] },
-      cookies: { keys: [cookieKey] },
+      cookies: {
+        keys: [cookieKey],
+        names: { session: cookies.session, interaction: cookies.interaction, resume: cookies.resume },
+        long: { httpOnly: true, sameSite: 'lax' },
+        short: { httpOnly: true, sameSite: 'lax' },
+      },
       findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
       // mcp:tools is also listed here: clients register it in their metadata (the token carries it for the resource).
       scopes: ['openid', 'offline_access', MCP_SCOPE],
@@ -206,10 +241,25 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       expiresWithSession: async () => false,
       ttl: { AccessToken: ACCESS_TOKEN_TTL_S, AuthorizationCode: 60, RefreshToken: REFRESH_TOKEN_TTL_S, Interaction: 600, Session: 24 * 3600, Grant: REFRESH_TOKEN_TTL_S, IdToken: 3600 },
       interactions: { url: async (_ctx: unknown, interaction: { uid: string }) => `${ISSUER_PATH}/interaction/${interaction.uid}` },
-      renderError: async (ctx: any, out: { error?: string; error_description?: string }) => {
-        ctx.type = 'html';
-        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head><body><main><h1>Authorization failed</h1><p>${escapeHtml(String(out.error ?? 'error'))}: ${escapeHtml(String(out.error_description ?? ''))}</p></main></body></html>`;
+      // Nothing is remembered between authorizations: each one goes through the platform and the
+      // consent page (docs/oauth.md). Only the grant made by this authorization's consent counts.
+      loadExistingGrant: async (ctx: any) => {
+        const grantId = ctx.oidc.result?.consent?.grantId;
+        return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
       },
+      renderError: async (ctx: any, out: { error?: string; error_description?: string }) => {
+        ctx.set(PAGE_HEADERS);
+        ctx.body = renderPage('Authorization failed', errorBody(`${String(out.error ?? 'error')}: ${String(out.error_description ?? '')}`));
+      },
+    });
+    provider.use(async (ctx: any, next: () => Promise<void>) => {
+      // Browsers reach a https public URL over https whatever the proxy forwards: cookies are Secure.
+      if (httpsOnly) Object.defineProperty(ctx.request, 'secure', { value: true });
+      await next();
+      // oidc-provider's own pages (errors, logout, form_post) are never framed either.
+      ctx.set('x-frame-options', 'DENY');
+      const policy = ctx.response.get('content-security-policy');
+      if (!/frame-ancestors/.test(policy)) ctx.set('content-security-policy', policy ? `${policy}; frame-ancestors 'none'` : "frame-ancestors 'none'");
     });
     if (options.publicUrl) provider.proxy = true;
     provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: Error) => (ctx?.req ? requestLog(logger, ctx.req) : logger).error({ err: error.message }, 'OAuth server error'));
@@ -254,11 +304,12 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       return true;
     }
     if (path !== ISSUER_PATH && !path.startsWith(`${ISSUER_PATH}/`)) return false;
-    const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm)?$/.exec(path);
+    const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm|\/callback)?$/.exec(path);
     try {
       if (path === `${ISSUER_PATH}/callback`) await platformCallback(req, res);
       else if (interaction && !interaction[2] && req.method === 'GET') await showInteraction(req, res, interaction[1] as string);
-      else if (interaction && interaction[2] && req.method === 'POST') await confirm(req, res, interaction[1] as string);
+      else if (interaction && interaction[2] === '/callback' && req.method === 'GET') await finishPlatformSignIn(req, res, interaction[1] as string);
+      else if (interaction && interaction[2] === '/confirm' && req.method === 'POST') await confirm(req, res, interaction[1] as string);
       else toProvider(req, res, path.slice(ISSUER_PATH.length));
     } catch (error) {
       const name = (error as { name?: string }).name;
@@ -299,9 +350,11 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const redirectUri = `${publicUrl}${ISSUER_PATH}/callback`;
       const loginHint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
       const started = await startWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId }, redirectUri, loginHint ? { login_hint: loginHint } : {});
-      const pending: PendingSignIn = { uid, platform: auth.platform, redirectUri, state: started.state, codeVerifier: started.codeVerifier };
+      // The platform's answer counts only in the browser that holds this nonce (RFC 9700 4.7).
+      const nonce = randomBytes(32).toString('base64url');
+      const pending: PendingSignIn = { uid, platform: auth.platform, redirectUri, state: started.state, codeVerifier: started.codeVerifier, browserHash: sha256(nonce) };
       await store.set(`oauth:pending-sign-in:${started.state}`, JSON.stringify(pending), SIGN_IN_TTL_MS);
-      res.writeHead(303, { location: started.url, 'cache-control': 'no-store' });
+      res.writeHead(303, { location: started.url, 'cache-control': 'no-store', 'set-cookie': signInCookie(uid, nonce, SIGN_IN_TTL_MS / 1000) });
       res.end();
       return;
     }
@@ -312,11 +365,14 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       return;
     }
     const client = await provider.Client.find(details.params.client_id);
+    const clientId = String(details.params.client_id);
     sendConsentPage(res, {
       action: `${ISSUER_PATH}/interaction/${uid}/confirm`,
       csrf: signedIn.csrf,
-      clientName: String(client?.clientName ?? details.params.client_id),
-      clientId: String(details.params.client_id),
+      clientName: String(client?.clientName ?? clientId),
+      clientId,
+      redirectUri: String(details.params.redirect_uri ?? ''),
+      ...(/^https?:\/\//.test(clientId) ? { documentHost: new URL(clientId).host } : {}),
       serverName: target.mount.name,
       resource: target.resource,
       scopes: [MCP_SCOPE],
@@ -324,13 +380,44 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     });
   }
 
-  /** The platform sends the browser back here with its code (or its refusal). */
+  function signInCookie(uid: string, nonce: string, maxAgeSeconds: number): string {
+    return `${cookies.signIn(uid)}=${nonce}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${httpsOnly ? '; Secure' : ''}`;
+  }
+
+  /**
+   * The platform sends the browser back here (the one redirect URI registered with it). The answer
+   * moves on to its interaction's path, where the browser's interaction cookie is sent.
+   */
   async function platformCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const query = new URL(req.url ?? '/', 'http://callback').search;
+    const state = new URLSearchParams(query).get('state');
+    const pendingRaw = state ? await store.get(`oauth:pending-sign-in:${state}`) : undefined;
+    if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
+    const { uid } = JSON.parse(pendingRaw) as PendingSignIn;
+    res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${uid}/callback${query}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+    res.end();
+  }
+
+  /**
+   * The platform's answer, accepted only from the browser that was sent to the platform: it holds
+   * the interaction and the sign-in cookie. Otherwise nothing is exchanged or recorded (a victim's
+   * browser brought here by someone else's link must not sign that someone in as the victim).
+   */
+  async function finishPlatformSignIn(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
     const received = new URL(req.url ?? '/', 'http://callback').searchParams;
     const state = received.get('state');
-    const pendingRaw = state ? await store.take(`oauth:pending-sign-in:${state}`) : undefined;
+    const key = `oauth:pending-sign-in:${state}`;
+    const pendingRaw = state ? await store.get(key) : undefined;
     if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
     const pending = JSON.parse(pendingRaw) as PendingSignIn;
+    const details = await provider.interactionDetails(req, res).catch(() => undefined);
+    const nonce = cookieValue(req, cookies.signIn(uid));
+    if (pending.uid !== uid || details?.uid !== uid || !nonce || !sameSecret(sha256(nonce), pending.browserHash)) {
+      requestLog(logger, req).warn({ platform: pending.platform }, 'refused a platform sign-in answer in a browser that did not start it');
+      return sendErrorPage(res, 403, 'Sign-in not accepted', 'This sign-in did not start in this browser, so it was not used. If you did not just start connecting an application, you can ignore this page.');
+    }
+    // One use, even when the answer reaches two replicas at once.
+    if ((await store.take(key)) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer was already used.');
     const mount = mounts.find((candidate) => candidate.auth.platform === pending.platform) as OAuthMount;
     const { auth } = mount;
     const next = (value: SignedIn | { error: string; description: string }) => store.set(`oauth:signed-in:${pending.uid}`, JSON.stringify(value), SIGN_IN_TTL_MS);
@@ -360,7 +447,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       requestLog(logger, req).warn({ platform: auth.platform, err: message }, 'platform sign-in failed');
       await next({ error: 'access_denied', description: `Signing in to ${auth.name} failed: ${message}` });
     }
-    res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${pending.uid}`, 'cache-control': 'no-store' });
+    res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${pending.uid}`, 'cache-control': 'no-store', 'set-cookie': signInCookie(uid, '', 0) });
     res.end();
   }
 
