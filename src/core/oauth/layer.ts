@@ -224,6 +224,18 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
         registration: { enabled: true },
         revocation: { enabled: true },
         clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+        // Its own pages, not oidc-provider's defaults (which load web fonts and echo the Host header).
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: async (ctx: any, form: string) => {
+            ctx.set(PAGE_HEADERS);
+            ctx.body = renderPage('Sign out?', `<p>End your session with this authorization server? MCP clients keep the tokens they hold; revoke those in each client.</p>${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button><button type="submit" form="op.logoutForm">Stay signed in</button>`);
+          },
+          postLogoutSuccessSource: async (ctx: any) => {
+            ctx.set(PAGE_HEADERS);
+            ctx.body = renderPage('Signed out', '<p>You are signed out of this authorization server.</p>');
+          },
+        },
         resourceIndicators: {
           enabled: true,
           // A client that names no resource gets none (its token is then refused by every endpoint).
