@@ -383,7 +383,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       csrf: signedIn.csrf,
       clientName: String(client?.clientName ?? clientId),
       clientId,
-      redirectUri: String(details.params.redirect_uri ?? ''),
+      // A client with one redirect URI may leave it out of the request.
+      redirectUri: String(details.params.redirect_uri ?? client?.redirectUris?.[0] ?? ''),
       ...(/^https?:\/\//.test(clientId) ? { documentHost: new URL(clientId).host } : {}),
       serverName: target.mount.name,
       resource: target.resource,
