@@ -229,6 +229,22 @@ describe('OAuth mode against browser attacks', () => {
     assert.match(await consent.text(), /name="csrf"/);
   });
 
+  it('keeps one pending sign-in per authorization however often its page is reloaded; only the latest answer counts', async () => {
+    const browser = new HttpBrowser();
+    const auth = authorization(server.http.url, await register({ client_name: 'Reloads' }));
+    const first = await startUntilPlatform(browser, auth);
+    const pendingCount = () => [...(server.store as unknown as { entries: Map<string, unknown> }).entries.keys()].filter((key) => key.startsWith('oauth:pending-sign-in:')).length;
+    const before = pendingCount();
+    let latest = first.platformUrl;
+    for (let reload = 0; reload < 20; reload += 1) {
+      const hops = await walk(browser, first.interactionUrl, server.http.url);
+      latest = (hops.at(-1) as Hop).url;
+    }
+    assert.equal(pendingCount(), before, 'twenty reloads left no more pending sign-ins than one');
+    assert.equal((await walk(browser, first.platformUrl)).at(-1)?.status, 400, 'the replaced answer has expired');
+    assert.match((await walk(browser, latest)).at(-1)?.html ?? '', /name="csrf"/, 'the latest answer reaches the consent page');
+  });
+
   it('shows where the code goes and marks a self-registered client unverified, escaping what it registered', async () => {
     const lookalike = await register({ client_name: 'Claude Desktop', redirect_uris: ['https://collector.attacker.example/cb'] });
     const consent = (await walk(new HttpBrowser(), authorization(server.http.url, lookalike, { redirectUri: 'https://collector.attacker.example/cb' }).url)).at(-1) as Hop;

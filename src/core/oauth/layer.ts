@@ -365,7 +365,11 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       // The platform's answer counts only in the browser that holds this nonce (RFC 9700 4.7).
       const nonce = randomBytes(32).toString('base64url');
       const pending: PendingSignIn = { uid, platform: auth.platform, redirectUri, state: started.state, codeVerifier: started.codeVerifier, browserHash: sha256(nonce) };
+      // One pending sign-in per interaction: reloading this page replaces it rather than adding more.
+      const replaced = await store.get(`oauth:pending-state:${uid}`);
+      if (replaced !== undefined) await store.delete(`oauth:pending-sign-in:${replaced}`);
       await store.set(`oauth:pending-sign-in:${started.state}`, JSON.stringify(pending), SIGN_IN_TTL_MS);
+      await store.set(`oauth:pending-state:${uid}`, started.state, SIGN_IN_TTL_MS);
       res.writeHead(303, { location: started.url, 'cache-control': 'no-store', 'set-cookie': signInCookie(uid, nonce, SIGN_IN_TTL_MS / 1000) });
       res.end();
       return;
@@ -423,7 +427,10 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     const pendingRaw = state ? await store.get(key) : undefined;
     if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
     const pending = JSON.parse(pendingRaw) as PendingSignIn;
-    const details = await provider.interactionDetails(req, res).catch(() => undefined);
+    const details = await provider.interactionDetails(req, res).catch((error: { name?: string }) => {
+      if (error?.name === 'SessionNotFound') return undefined;
+      throw error;
+    });
     const nonce = cookieValue(req, cookies.signIn(uid));
     if (pending.uid !== uid || details?.uid !== uid || !nonce || !sameSecret(sha256(nonce), pending.browserHash)) {
       requestLog(logger, req).warn({ platform: pending.platform }, 'refused a platform sign-in answer in a browser that did not start it');
@@ -431,6 +438,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     }
     // One use, even when the answer reaches two replicas at once.
     if ((await store.take(key)) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer was already used.');
+    await store.delete(`oauth:pending-state:${uid}`);
     const mount = mounts.find((candidate) => candidate.auth.platform === pending.platform) as OAuthMount;
     const { auth } = mount;
     const next = (value: SignedIn | { error: string; description: string }) => store.set(`oauth:signed-in:${pending.uid}`, JSON.stringify(value), SIGN_IN_TTL_MS);
