@@ -589,8 +589,10 @@ export class UpstreamClient {
   private readonly limiter: ConcurrencyLimiter;
   /**
    * 429 state per credential identity (`rateLimitHolder()`: one user in OAuth mode, else the
-   * server), keyed like the shared holds. Only identities that got a 429 have an entry, and an
-   * entry goes once its hold has passed, so the map stays as small as the set of users being held.
+   * server), keyed like the shared holds, so one user's 429 never holds back another. Only
+   * identities that got a 429 have an entry; it goes with the identity's next answer after its
+   * hold, or when a sweep finds its hold passed, so the map stays about as small as the set of
+   * users being held (and never above MAX_HOLDS).
    */
   private readonly holds = new Map<string, RateLimitHold>();
   /** The default headers with lower-case names, once checked. */
