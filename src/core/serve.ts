@@ -46,6 +46,65 @@ export interface HttpServeOptions {
    * /metrics requires (TOOLSERVERS_METRICS_KEY); without one /metrics is open like /health.
    */
   metrics?: { key?: string };
+  /** Timeouts and the connection cap (defaults: `DEFAULT_HTTP_LIMITS`, the cap from TOOLSERVERS_MAX_CONNECTIONS). */
+  limits?: Partial<HttpLimits>;
+  /** Where TOOLSERVERS_MAX_CONNECTIONS is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * What a slow or greedy client may hold (docs/operations.md, "Connections and slow clients"). The
+ * timeouts cover receiving a request only: the answer, however long a tool call takes, is not cut.
+ */
+export interface HttpLimits {
+  /** Time to receive a request's headers, from the connection or the end of the previous answer's idle wait. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** Idle time after an answer before a keep-alive connection is closed. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; a connection beyond it is closed as soon as it is accepted. */
+  maxConnections: number;
+}
+
+export const MAX_CONNECTIONS_ENV = 'TOOLSERVERS_MAX_CONNECTIONS';
+
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
+  // A real client sends its headers in one packet; 10 s leaves room for a slow link, not for slowloris.
+  headersTimeoutMs: 10_000,
+  // MCP requests are small (arguments are capped at a few hundred KB); 30 s is a very slow upload.
+  requestTimeoutMs: 30_000,
+  // Above the idle timeout of load balancers (nginx, cloud LBs: 60 s), so that one never sends a
+  // request onto a connection this server is closing.
+  keepAliveTimeoutMs: 65_000,
+  maxConnections: 1000,
+};
+
+/** Largest request head (request line and headers); a larger one is answered 431. Node's default, set so no runtime flag changes it. */
+const MAX_HEADER_BYTES = 16 * 1024;
+/** How often Node looks for requests past their timeouts: a cut comes at most this late. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+/** Refused connections are logged at most this often (a flood must not flood the log). */
+const DROP_LOG_INTERVAL_MS = 10_000;
+
+/** The limits in force: options, else the environment (the cap), else the defaults; refused with the reason when invalid. */
+export function httpLimits(given: Partial<HttpLimits> = {}, env: NodeJS.ProcessEnv = process.env): HttpLimits {
+  const fromEnv = env[MAX_CONNECTIONS_ENV]?.trim();
+  let maxConnections = given.maxConnections ?? DEFAULT_HTTP_LIMITS.maxConnections;
+  if (given.maxConnections === undefined && fromEnv) {
+    maxConnections = Number(fromEnv.replace(/_/g, ''));
+    if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
+      throw new Error(`${MAX_CONNECTIONS_ENV} must be a whole number of at least 1 (got "${fromEnv.slice(0, 40)}"); unset it for the default (${DEFAULT_HTTP_LIMITS.maxConnections}).`);
+    }
+  }
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...given, maxConnections };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`HTTP limit ${name} must be a whole number of at least 1, got ${String(value)}.`);
+  }
+  if (limits.requestTimeoutMs < limits.headersTimeoutMs) {
+    throw new Error(`HTTP limit requestTimeoutMs (${limits.requestTimeoutMs}) must not be shorter than headersTimeoutMs (${limits.headersTimeoutMs}): the headers are part of the request.`);
+  }
+  return limits;
 }
 
 export type HttpAuth = { kind: 'key'; serverKey: string } | { kind: 'oauth'; layer: OAuthLayer };
@@ -75,6 +134,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const { logger } = options;
   const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
   const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
+  const limits = httpLimits(options.limits, options.env);
   const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
   if (auth.kind === 'key' && auth.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
   const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
@@ -208,18 +268,34 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     });
   };
 
-  const http = createServer((req: IncomingMessage, res: ServerResponse) =>
-    handleWithRequestId(req, res, () => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (!admit(req, res, path)) return;
-      if (routeOperations(req, res, path)) return;
-      routeMcp(req, res, path);
-    }),
+  const http = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    (req: IncomingMessage, res: ServerResponse) =>
+      handleWithRequestId(req, res, () => {
+        const path = (req.url ?? '/').split('?')[0] ?? '/';
+        if (!admit(req, res, path)) return;
+        if (routeOperations(req, res, path)) return;
+        routeMcp(req, res, path);
+      }),
   );
-
-  // Idle keep-alive connections outlive a load balancer's (nginx, cloud LBs: 60 s), so that it
-  // never sends a request onto a connection this server is closing.
-  http.keepAliveTimeout = 65_000;
+  http.maxConnections = limits.maxConnections;
+  // Node closes a connection past the cap without a word; the operator should hear of it.
+  let dropped = 0;
+  let droppedLoggedAt = Number.NEGATIVE_INFINITY;
+  http.on('drop', () => {
+    dropped += 1;
+    const now = Date.now();
+    if (now - droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
+    logger.warn({ dropped, maxConnections: limits.maxConnections }, `refused connections: ${limits.maxConnections} are open (${MAX_CONNECTIONS_ENV})`);
+    dropped = 0;
+    droppedLoggedAt = now;
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => {

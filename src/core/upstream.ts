@@ -20,8 +20,9 @@
  *   have happened and what to check before calling again.
  *
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
- * queue in arrival order), a 429 holds back every request of the client until the platform
- * allows them again, and an answer is read as a stream and abandoned past `maxResponseBytes`.
+ * queue in arrival order), a 429 holds back the requests made with the same credentials (the
+ * server's own, or in OAuth mode one user's) until the platform allows them again, and an answer
+ * is read as a stream and abandoned past `maxResponseBytes`.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -30,6 +31,7 @@ import { isRecord } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { requestIdOf, silentLogger, type Logger } from './logger.js';
 import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
+import { rateLimitHolder } from './store/rate-limits.js';
 
 export { raceAbort, type HeaderLookup } from './http-send.js';
 
@@ -59,6 +61,10 @@ export const UPSTREAM_ENV = {
   maxResponseBytes: 'TOOLSERVERS_MAX_RESPONSE_BYTES',
   maxConcurrentRequests: 'TOOLSERVERS_MAX_CONCURRENT_REQUESTS',
 } as const;
+/** Holds kept before expired ones are swept (a sweep runs only when a new identity gets a 429). */
+const HOLDS_SWEPT_AT = 64;
+/** Most holds kept at once; past it the oldest go (a forgotten hold costs one more 429, nothing else). */
+const MAX_HOLDS = 10_000;
 /** Error answers are only read this far (a message and details fit many times over). */
 const ERROR_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -494,6 +500,18 @@ interface RequestContext {
   ambiguous: string | undefined;
   /** The request (HTTP request or tool call) this one is made for, for log lines (from its signal). */
   requestId: string | undefined;
+  /** Whose credentials it uses: the key of its rate-limit hold. */
+  holder: string;
+}
+
+/** One credential identity's 429 state. */
+interface RateLimitHold {
+  /** Epoch ms before which no request of this identity is sent. */
+  notBefore: number;
+  /** Doubling level of the wait after 429s without a usable reset time; -1 when the last answer was no 429. */
+  level: number;
+  /** End of the latest such wait: a 429 for a request sent before it belongs to the same burst. */
+  windowEnd: number;
 }
 
 interface FailureExtra {
@@ -569,14 +587,16 @@ export class UpstreamClient {
   /** Largest answer read, in bytes. */
   readonly maxResponseBytes: number;
   private readonly limiter: ConcurrencyLimiter;
-  /** Epoch ms before which no request of this client is sent (set by 429s). */
-  private notBefore = 0;
+  /**
+   * 429 state per credential identity (`rateLimitHolder()`: one user in OAuth mode, else the
+   * server), keyed like the shared holds, so one user's 429 never holds back another. Only
+   * identities that got a 429 have an entry; it goes with the identity's next answer after its
+   * hold, or when a sweep finds its hold passed, so the map stays about as small as the set of
+   * users being held (and never above MAX_HOLDS).
+   */
+  private readonly holds = new Map<string, RateLimitHold>();
   /** The default headers with lower-case names, once checked. */
   private defaultHeaders: Record<string, string> | undefined;
-  /** Doubling level of the wait after 429s without a usable reset time; -1 when the last answer was no 429. */
-  private rateLimitLevel = -1;
-  /** End of the latest such wait: a 429 for a request sent before it belongs to the same burst. */
-  private rateLimitWindowEnd = Number.NEGATIVE_INFINITY;
 
   constructor(options: UpstreamClientOptions) {
     this.options = options;
@@ -618,9 +638,18 @@ export class UpstreamClient {
     );
   }
 
-  /** Requests in flight and waiting for a slot, and until when a 429 holds requests back (epoch ms, 0 when not). */
-  stats(): { inFlight: number; queued: number; maxConcurrentRequests: number; notBefore: number } {
-    return { inFlight: this.limiter.inFlight, queued: this.limiter.queued, maxConcurrentRequests: this.limiter.limit, notBefore: this.notBefore };
+  /**
+   * Requests in flight and waiting for a slot; until when a 429 holds back the current identity's
+   * requests (epoch ms, 0 when not); how many identities have 429 state.
+   */
+  stats(): { inFlight: number; queued: number; maxConcurrentRequests: number; notBefore: number; holds: number } {
+    return {
+      inFlight: this.limiter.inFlight,
+      queued: this.limiter.queued,
+      maxConcurrentRequests: this.limiter.limit,
+      notBefore: this.holds.get(rateLimitHolder())?.notBefore ?? 0,
+      holds: this.holds.size,
+    };
   }
 
   async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
@@ -655,7 +684,16 @@ export class UpstreamClient {
       }
     }
 
-    const ctx: RequestContext = { req, path, secrets: [], effect: effectOf(req), resendable: mayResend(req), ambiguous: undefined, requestId: requestIdOf(req.signal) };
+    const ctx: RequestContext = {
+      req,
+      path,
+      secrets: [],
+      effect: effectOf(req),
+      resendable: mayResend(req),
+      ambiguous: undefined,
+      requestId: requestIdOf(req.signal),
+      holder: rateLimitHolder(),
+    };
     if (req.signal?.aborted) throw this.failure('cancelled', ctx, 0, { mayHaveHappened: false });
 
     let authorization = await this.readAuthorization();
@@ -697,7 +735,7 @@ export class UpstreamClient {
 
       const { response, text } = outcome;
       const status = response.status;
-      if (status !== 429) this.rateLimitLevel = -1;
+      if (status !== 429 && this.holds.size > 0) this.settleHold(ctx.holder);
       if (status >= 200 && status < 300) {
         return { status, headers: response.headers, data: this.parseSuccess(response, text, ctx, attempt) as T };
       }
@@ -722,9 +760,10 @@ export class UpstreamClient {
 
       if (status === 429) {
         // The platform refused the request: safe to send again for every effect.
-        const waitMs = this.rateLimitWait(response, outcome.sentAt);
+        const hold = this.holdOf(ctx.holder);
+        const waitMs = this.rateLimitWait(response, outcome.sentAt, hold);
         const deadline = this.now().getTime() + waitMs;
-        this.notBefore = Math.max(this.notBefore, deadline);
+        hold.notBefore = Math.max(hold.notBefore, deadline);
         await this.options.sharedRateLimit?.raise(deadline);
         const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
         if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
@@ -777,14 +816,40 @@ export class UpstreamClient {
    * second; otherwise a backoff that starts at `minBackoffMs` (≥ 1 s) and doubles while 429s
    * keep coming for requests sent after the previous wait ended (one burst counts once).
    */
-  private rateLimitWait(response: AnswerHead, sentAt: number): number {
+  private rateLimitWait(response: AnswerHead, sentAt: number, hold: RateLimitHold): number {
     const seconds = this.readRetryAfter(response);
     if (seconds !== undefined && seconds >= 1) return seconds * 1000;
-    if (this.rateLimitLevel < 0) this.rateLimitLevel = 0;
-    else if (sentAt >= this.rateLimitWindowEnd) this.rateLimitLevel = Math.min(this.rateLimitLevel + 1, 30);
-    const waitMs = Math.min(this.rateLimitMaxBackoffMs, this.rateLimitMinBackoffMs * 2 ** this.rateLimitLevel);
-    this.rateLimitWindowEnd = Math.max(this.rateLimitWindowEnd, this.now().getTime() + waitMs);
+    if (hold.level < 0) hold.level = 0;
+    else if (sentAt >= hold.windowEnd) hold.level = Math.min(hold.level + 1, 30);
+    const waitMs = Math.min(this.rateLimitMaxBackoffMs, this.rateLimitMinBackoffMs * 2 ** hold.level);
+    hold.windowEnd = Math.max(hold.windowEnd, this.now().getTime() + waitMs);
     return waitMs;
+  }
+
+  /** The identity's 429 state, created on its first 429 (sweeping passed holds first when there are many). */
+  private holdOf(holder: string): RateLimitHold {
+    let hold = this.holds.get(holder);
+    if (hold) return hold;
+    if (this.holds.size >= HOLDS_SWEPT_AT) {
+      const now = this.now().getTime();
+      for (const [key, entry] of this.holds) if (entry.notBefore <= now && entry.windowEnd <= now) this.holds.delete(key);
+      // Still full of live holds: the oldest go.
+      for (const key of this.holds.keys()) {
+        if (this.holds.size < MAX_HOLDS) break;
+        this.holds.delete(key);
+      }
+    }
+    hold = { notBefore: 0, level: -1, windowEnd: Number.NEGATIVE_INFINITY };
+    this.holds.set(holder, hold);
+    return hold;
+  }
+
+  /** An answer that is no 429: the doubling starts over, and a hold that has passed is forgotten. */
+  private settleHold(holder: string): void {
+    const hold = this.holds.get(holder);
+    if (!hold) return;
+    if (hold.notBefore <= this.now().getTime()) this.holds.delete(holder);
+    else hold.level = -1;
   }
 
   /**
@@ -814,11 +879,11 @@ export class UpstreamClient {
     }
   }
 
-  /** Holds a request back while a 429 of this client says to; past `maxWaitMs` it fails without sending. */
+  /** Holds a request back while a 429 for its identity says to; past `maxWaitMs` it fails without sending. */
   private async waitForRateLimit(ctx: RequestContext, attempt: number, waitedUntil: number | undefined): Promise<void> {
     let seen = waitedUntil ?? Number.NEGATIVE_INFINITY;
     for (;;) {
-      const until = Math.max(this.notBefore, this.options.sharedRateLimit?.notBefore() ?? 0);
+      const until = Math.max(this.holds.get(ctx.holder)?.notBefore ?? 0, this.options.sharedRateLimit?.notBefore() ?? 0);
       if (until <= seen) return;
       const waitMs = until - this.now().getTime();
       if (waitMs <= 0) return;

@@ -23,6 +23,8 @@ export interface SharedRateLimit {
 }
 
 const CHANNEL = 'ratelimit';
+/** Whose hold stops requests made with the server's own credentials (no request identity). */
+const SERVER_HOLDER = 'server';
 /** Identities remembered per process before old entries are dropped (expired holds go first). */
 const MAX_HOLDS = 10_000;
 
@@ -148,7 +150,16 @@ export function sharedRateLimit(store: SharedStore, baseUrl: string, logger: Log
   };
 }
 
+/**
+ * Whose credentials the current request uses, which is whose requests a 429 holds back: the
+ * request's user in OAuth mode, else `server` (the server's own credentials). The one rule both
+ * the in-process holds (UpstreamClient) and the shared ones key on.
+ */
+export function rateLimitHolder(): string {
+  return currentIdentity()?.userKey ?? SERVER_HOLDER;
+}
+
 /** `ratelimit:<base URL>:<userKey or server>`: whose requests a hold stops. */
 export function rateLimitKey(baseUrl: string, userKey: string | undefined): string {
-  return `${CHANNEL}:${baseUrl}:${userKey ?? 'server'}`;
+  return `${CHANNEL}:${baseUrl}:${userKey ?? SERVER_HOLDER}`;
 }
