@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { silentLogger } from '../src/core/logger.js';
+import { createLogger, silentLogger, type Logger } from '../src/core/logger.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { generateStateKey, STATE_KEY_ENV } from '../src/core/store/sealed.js';
@@ -62,8 +62,8 @@ interface Running {
   endpoint: string;
 }
 
-async function startServer(sandbox: RunningSandbox, store: SharedStore, stateKey: string, publicUrl?: string): Promise<Running> {
-  const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger: silentLogger, sandbox, env: { [STATE_KEY_ENV]: stateKey }, single: false, store, ...(publicUrl ? { publicUrl } : {}) });
+async function startServer(sandbox: RunningSandbox, store: SharedStore, stateKey: string, publicUrl?: string, logger: Logger = silentLogger): Promise<Running> {
+  const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger, sandbox, env: { [STATE_KEY_ENV]: stateKey }, single: false, store, ...(publicUrl ? { publicUrl } : {}) });
   const http = await serveOverHttp({
     host: '127.0.0.1',
     port: 0,
@@ -124,11 +124,12 @@ describe('OAuth mode: tokens in the store', () => {
   let recorded: { store: SharedStore; log: StoreLog };
   let server: Running;
   const stateKey = generateStateKey();
+  const logLines: string[] = [];
 
   before(async () => {
     sandbox = await startTestSandbox();
     recorded = recordingStore();
-    server = await startServer(sandbox, recorded.store, stateKey);
+    server = await startServer(sandbox, recorded.store, stateKey, undefined, createLogger('warn', { write: (line: string) => logLines.push(line) }));
   });
   after(async () => {
     await server?.http.close();
@@ -184,6 +185,10 @@ describe('OAuth mode: tokens in the store', () => {
     await recorded.store.set(attackerTokenKeys[0] as string, victimRecord.at(-1) as string);
     const moved = await mcpStatus(server.endpoint, `Bearer ${attacker.accessToken}`);
     assert.equal(moved.status, 401, 'a record moved to another key is refused');
+    // The refusal is logged, naming the key and not the record.
+    const warnings = logLines.filter((line) => line.includes('does not verify'));
+    assert.ok(warnings.some((line) => line.includes(attackerTokenKeys[0] as string)), logLines.join(''));
+    assert.ok(!warnings.some((line) => line.includes(victimRecord.at(-1) as string) || line.includes(victim.accessToken)));
     // The victim's own token still works.
     assert.equal((await mcpStatus(server.endpoint, `Bearer ${victim.accessToken}`)).status, 200);
   });
