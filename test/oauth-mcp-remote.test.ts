@@ -120,7 +120,7 @@ describe('OAuth mode with mcp-remote', { skip }, () => {
     assert.ok(clientInfoFile, `mcp-remote saved its registration: ${saved.join(', ')}`);
     const registered = JSON.parse(readFileSync(path.join(env().MCP_REMOTE_CONFIG_DIR as string, clientInfoFile), 'utf8')) as { client_id: string; client_name?: string };
     assert.ok(registered.client_id && registered.client_name, JSON.stringify(registered));
-    assert.ok(await server.store.get(`oauth:Client:${registered.client_id}`), 'the client was registered with this server');
+    assert.ok(await server.records.get(server.records.key('Client', registered.client_id)), 'the client was registered with this server');
     const consent = visited.find((step) => step.heading?.startsWith('Allow '));
     assert.equal(consent?.heading, `Allow ${registered.client_name} to use IncidentOps?`, JSON.stringify(visited));
     const last = visited.at(-1);
@@ -154,7 +154,7 @@ describe('OAuth mode with mcp-remote', { skip }, () => {
     const stored = JSON.parse(readFileSync(path.join(dir, tokensFile), 'utf8')) as { access_token: string; refresh_token?: string };
     assert.ok(stored.refresh_token, 'the server issued a refresh token to mcp-remote');
     // As if it expired: the server no longer knows the access token.
-    await server.store.delete(`oauth:AccessToken:${stored.access_token}`);
+    await server.store.delete(server.records.key('AccessToken', stored.access_token));
     const before_ = steps().length;
     const { client } = await connect(other.email);
     try {

@@ -54,9 +54,10 @@ describe('OAuth mode tokens', () => {
     }
     assert.equal((await mcpStatus(server.endpoint('incidentops'), 'not-a-token')).status, 401);
     // The token's record says it expired: refused although it is still stored.
-    const key = `oauth:AccessToken:${token}`;
-    const record = JSON.parse((await server.store.get(key)) as string) as Record<string, unknown>;
-    await server.store.set(key, JSON.stringify({ ...record, exp: Math.floor(Date.now() / 1000) - 5 }));
+    const key = server.records.key('AccessToken', token);
+    const record = await server.records.get(key);
+    assert.ok(record, 'the token is stored under the HMAC of its value');
+    await server.records.set(key, { ...record, exp: Math.floor(Date.now() / 1000) - 5 });
     const expired = await mcpStatus(server.endpoint('incidentops'), token);
     assert.equal(expired.status, 401);
     assert.match(expired.challenge, /scope="mcp:tools"/);
@@ -103,16 +104,21 @@ describe('OAuth mode tokens', () => {
     }
   });
 
-  it('fails closed when a user\'s platform sign-in is gone: no other token is used', async () => {
+  it('refuses an MCP token whose platform sign-in is gone (401 invalid_token, refresh refused): the client must authorize again, and no other token is used', async () => {
     const other = new MemoryOAuthProvider('PDEMO01');
     const client = await connectWithOAuth(server.endpoint('incidentops'), other);
-    try {
-      await server.store.delete(`oauth:platform-tokens:incidentops:${DEMO_USER_ID}`);
-      const result = await callJson(client, 'IncidentOps.WhoAmI');
-      assert.equal(result.isError, true);
-      assert.match(JSON.stringify(result.data), /sign/i);
-    } finally {
-      await client.close();
-    }
+    await client.close();
+    const token = String(other.savedTokens.access_token);
+    assert.equal((await mcpStatus(server.endpoint('incidentops'), token)).status, 200);
+    await server.store.delete(`oauth:platform-tokens:incidentops:${DEMO_USER_ID}`);
+    sandbox.clearRequests();
+    const refused = await mcpStatus(server.endpoint('incidentops'), token);
+    assert.equal(refused.status, 401);
+    assert.match(refused.challenge, /error="invalid_token"/);
+    // A refresh would only mint another token with nothing behind it: refused, so the client starts a new authorization.
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: String(other.savedTokens.refresh_token), client_id: String(other.clientInfo.client_id), resource: server.endpoint('incidentops') });
+    assert.equal(refreshed.status, 400, JSON.stringify(refreshed.body));
+    assert.equal(refreshed.body.error, 'invalid_grant');
+    assert.equal(sandbox.requests.length, 0, 'nothing reached the platform');
   });
 });

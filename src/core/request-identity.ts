@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PlatformTokens } from './oauth/vault.js';
 
 /**
  * Who a request acts for, carried through everything it awaits. Set over HTTP in OAuth mode
@@ -8,6 +9,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestIdentity {
   /** Stable, opaque key of the signed-in user (never a token): `<platform>:<account id>`. */
   userKey: string;
+  /**
+   * OAuth mode: the user's platform sign-in as the bearer check just opened it. The request's
+   * first platform call takes it rather than reading the store again; later calls read the store
+   * (a renewal may have replaced it).
+   */
+  platformTokens?: PlatformTokens;
 }
 
 const current = new AsyncLocalStorage<RequestIdentity>();

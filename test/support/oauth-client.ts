@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { createLogger, silentLogger } from '../../src/core/logger.js';
 const testLogger = process.env.OAUTH_TRACE ? createLogger('debug') : silentLogger;
+import { oauthRecords, type OAuthRecords } from '../../src/core/oauth/adapter.js';
+import { recordKeysFor } from '../../src/core/oauth/layer.js';
 import { serveOverHttp, type RunningHttpServer } from '../../src/core/serve.js';
+import { generateStateKey, STATE_KEY_ENV, stateKeyFrom } from '../../src/core/store/sealed.js';
 import type { SharedStore } from '../../src/core/store/store.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { SERVERS } from '../../src/servers.js';
@@ -142,12 +145,35 @@ function decodeEntities(text: string): string {
 export interface OAuthTestServer {
   http: RunningHttpServer;
   store: SharedStore;
+  /** oidc-provider's records as the server names and seals them (its state key). */
+  records: OAuthRecords;
   endpoint(server: 'incidentops' | 'canvasapi', variant?: string): string;
-  close(): Promise<void>;
+  /** Stops the server; the store too unless `keepStore`. */
+  close(options?: { keepStore?: boolean }): Promise<void>;
 }
 
-export async function startOAuthServer(sandbox: RunningSandbox, options: { allowHttpClientIds?: boolean } = {}): Promise<OAuthTestServer> {
-  const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger: testLogger, sandbox, env: {}, single: false, ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}) });
+export interface OAuthTestServerOptions {
+  allowHttpClientIds?: boolean;
+  publicUrl?: string;
+  /** Default: a fresh MemoryStore. */
+  store?: SharedStore;
+  /** TOOLSERVERS_STATE_KEY; default: a fresh one. */
+  stateKey?: string;
+}
+
+export async function startOAuthServer(sandbox: RunningSandbox, options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
+  const stateKey = options.stateKey ?? generateStateKey();
+  const mode = prepareOAuthMode({
+    entries: SERVERS,
+    input: {},
+    logger: testLogger,
+    sandbox,
+    env: { [STATE_KEY_ENV]: stateKey },
+    single: false,
+    ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.store ? { store: options.store } : {}),
+  });
   const http = await serveOverHttp({
     host: '127.0.0.1',
     port: 0,
@@ -158,10 +184,11 @@ export async function startOAuthServer(sandbox: RunningSandbox, options: { allow
   return {
     http,
     store: mode.store,
+    records: oauthRecords(mode.store, recordKeysFor(stateKeyFrom(stateKey).bytes), silentLogger),
     endpoint: (server, variant) => `${http.url}/${server}${variant ? `/${variant}` : ''}/mcp`,
-    close: async () => {
+    close: async ({ keepStore = false } = {}) => {
       await http.close();
-      await mode.store.close();
+      if (!keepStore) await mode.store.close();
     },
   };
 }

@@ -3,15 +3,22 @@
  * and interactions. Expiry is the store's TTL; each grant's artefacts are listed in a set, so
  * revoking a grant deletes every code and token of it at once.
  *
+ * Nothing in the store gives a token away or can be forged: key names carry an HMAC of the id
+ * (access and refresh tokens, codes and session ids are the ids), and every value is sealed
+ * (JWE, sealed.ts) for its key name, so a record written without the state key, or moved to
+ * another key, is refused as absent (with a warning that never carries the value).
+ *
  * With `allowHttpClientIds` (tests and local development only), a Client ID Metadata Document
  * at an http loopback URL is fetched here, under the rules oidc-provider applies to the https
  * ones it fetches itself (with its SSRF protection). Any other http client_id is refused here
  * with an error that says so (oidc-provider would only say "client is invalid").
  */
+import { createHmac } from 'node:crypto';
 import { errors as providerErrors } from 'oidc-provider';
+import type { Logger } from '../logger.js';
+import { decryptValue, encryptValue, SealedValueError, type StateKey } from '../store/sealed.js';
 import type { SharedStore } from '../store/store.js';
 
-/** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
 /** What oidc-provider stores per artefact (only the fields read here are named). */
 export interface AdapterPayload {
   grantId?: string;
@@ -19,6 +26,7 @@ export interface AdapterPayload {
   uid?: string;
   exp?: number;
   consumed?: number;
+  resource?: string | string[];
   [key: string]: unknown;
 }
 
@@ -32,17 +40,60 @@ export interface Adapter {
   revokeByGrantId(grantId: string): Promise<void>;
 }
 
+/** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
 const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
 /** oidc-provider's limits for the https documents it fetches: 5 KB, 2.5 s. */
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 const METADATA_DOCUMENT_TIMEOUT_MS = 2500;
 const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
 
+/** Two keys derived from TOOLSERVERS_STATE_KEY: one names records, one seals them. */
+export interface RecordKeys {
+  naming: Uint8Array;
+  sealing: StateKey;
+}
+
 export interface AdapterOptions {
+  keys: RecordKeys;
+  logger: Logger;
   allowHttpClientIds?: boolean;
   fetch?: typeof fetch;
   /** The error for a second use of a code or refresh token (oidc-provider's invalid_grant). */
   alreadyUsed?: (model: string) => Error;
+  /** The resources the current token request names (RFC 8707), checked before a code or refresh token is used up. */
+  requestedResources?: () => string[];
+}
+
+/**
+ * The records of oidc-provider's models in the store: each under `oauth:<model>:<HMAC of its id>`,
+ * sealed for that key name. Exported for tests, which read and forge records as an attacker would.
+ */
+export interface OAuthRecords {
+  /** The store key of a model's record (`kind` also names the lookup indexes: `Session:uid`, `grant`, `cimd`). */
+  key(kind: string, id: string): string;
+  get(key: string): Promise<AdapterPayload | undefined>;
+  set(key: string, payload: unknown, ttlMs?: number): Promise<void>;
+}
+
+export function oauthRecords(store: SharedStore, keys: RecordKeys, logger: Logger): OAuthRecords {
+  return {
+    key: (kind, id) => `oauth:${kind}:${createHmac('sha256', keys.naming).update(`${kind}\0${id}`).digest('base64url')}`,
+    async get(key) {
+      const text = await store.get(key);
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(await decryptValue(keys.sealing, text, key)) as AdapterPayload;
+      } catch (error) {
+        if (!(error instanceof SealedValueError)) throw error;
+        // Written without the state key, moved from another key, or sealed with an old key.
+        logger.warn({ key, reason: error.message }, 'refused an OAuth store record that does not verify');
+        return undefined;
+      }
+    },
+    async set(key, payload, ttlMs) {
+      await store.set(key, await encryptValue(keys.sealing, JSON.stringify(payload), key), ttlMs);
+    },
+  };
 }
 
 export function isLoopbackHttpClientId(id: string): boolean {
@@ -55,32 +106,46 @@ export function isLoopbackHttpClientId(id: string): boolean {
   return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]') && url.pathname !== '/' && !url.hash && !url.username;
 }
 
-export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions = {}): new (name: string) => Adapter {
+export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions): new (name: string) => Adapter {
+  const records = oauthRecords(store, options.keys, options.logger);
+  const grantSetKey = (grantId: string) => records.key('grant', grantId);
   /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes). */
   const revokeGrant = async (grantId: string): Promise<void> => {
-    const setKey = `oauth:grant:${grantId}`;
+    const setKey = grantSetKey(grantId);
     const members = await store.setMembers(setKey);
-    await store.delete(...members, setKey, `oauth:Grant:${grantId}`);
+    await store.delete(...members, setKey, records.key('Grant', grantId));
+  };
+  /** A code or refresh token used for a resource it was not granted: refused before it is used up, so a retry for the right one still works. */
+  const checkRequestedResources = (payload: AdapterPayload): void => {
+    const granted = new Set(Array.isArray(payload.resource) ? payload.resource : payload.resource === undefined ? [] : [payload.resource]);
+    const wrong = (options.requestedResources?.() ?? []).find((resource) => !granted.has(resource));
+    if (wrong !== undefined) throw new providerErrors.InvalidTarget(`${wrong} is not the resource this grant was given for`);
   };
   return class SharedStoreAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
     private key(id: string): string {
-      return `oauth:${this.name}:${id}`;
+      return records.key(this.name, id);
+    }
+
+    /** An index from another value (user code, session uid) to a record's id; the id is sealed too. */
+    private async findVia(kind: string, value: string): Promise<AdapterPayload | undefined> {
+      const pointer = (await records.get(records.key(`${this.name}:${kind}`, value))) as { id?: unknown } | undefined;
+      return typeof pointer?.id === 'string' ? this.find(pointer.id) : undefined;
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
       const ttl = expiresIn > 0 ? expiresIn * 1000 : undefined;
-      await store.set(key, JSON.stringify(payload), ttl);
-      if (payload.grantId) await store.addToSet(`oauth:grant:${payload.grantId}`, key, GRANT_SET_TTL_MS);
-      if (payload.userCode) await store.set(`oauth:${this.name}:user-code:${payload.userCode}`, id, ttl);
-      if (payload.uid && this.name === 'Session') await store.set(`oauth:${this.name}:uid:${payload.uid}`, id, ttl);
+      await records.set(key, payload, ttl);
+      if (payload.grantId) await store.addToSet(grantSetKey(payload.grantId), key, GRANT_SET_TTL_MS);
+      if (payload.userCode) await records.set(records.key(`${this.name}:user-code`, payload.userCode), { id }, ttl);
+      if (payload.uid && this.name === 'Session') await records.set(records.key(`${this.name}:uid`, payload.uid), { id }, ttl);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const raw = await store.get(this.key(id));
-      if (raw !== undefined) return JSON.parse(raw) as AdapterPayload;
+      const found = await records.get(this.key(id));
+      if (found !== undefined) return found;
       if (this.name === 'Client' && /^http:/i.test(id)) {
         if (options.allowHttpClientIds && isLoopbackHttpClientId(id)) return this.fetchLoopbackDocument(id);
         throw new providerErrors.InvalidClient(`a client_id that is a URL (Client ID Metadata Document) must be an https URL${options.allowHttpClientIds ? ' (http only on 127.0.0.1, localhost or [::1], with a path)' : ''}`);
@@ -89,13 +154,11 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      const id = await store.get(`oauth:${this.name}:user-code:${userCode}`);
-      return id === undefined ? undefined : this.find(id);
+      return this.findVia('user-code', userCode);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const id = await store.get(`oauth:${this.name}:uid:${uid}`);
-      return id === undefined ? undefined : this.find(id);
+      return this.findVia('uid', uid);
     }
 
     /**
@@ -106,16 +169,18 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
      */
     async consume(id: string): Promise<void> {
       const key = this.key(id);
-      const raw = await store.get(key);
-      if (raw === undefined) return;
-      const payload = JSON.parse(raw) as AdapterPayload;
+      const payload = await records.get(key);
+      if (payload === undefined) return;
+      checkRequestedResources(payload);
       const left = typeof payload.exp === 'number' ? Math.max(1, payload.exp * 1000 - Date.now()) : undefined;
-      if (!(await store.setIfAbsent(`${key}:used`, '1', left ?? GRANT_SET_TTL_MS))) {
+      const usedKey = `${key}:used`;
+      if (!(await store.setIfAbsent(usedKey, '1', left ?? GRANT_SET_TTL_MS))) {
         if (payload.grantId) await revokeGrant(payload.grantId);
         throw options.alreadyUsed?.(this.name) ?? new Error(`${this.name} already used`);
       }
+      if (payload.grantId) await store.addToSet(grantSetKey(payload.grantId), usedKey, GRANT_SET_TTL_MS);
       payload.consumed = Math.floor(Date.now() / 1000);
-      await store.set(key, JSON.stringify(payload), left);
+      await records.set(key, payload, left);
     }
 
     async destroy(id: string): Promise<void> {
@@ -123,16 +188,16 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      const setKey = `oauth:grant:${grantId}`;
+      const setKey = grantSetKey(grantId);
       const members = await store.setMembers(setKey);
       await store.delete(...members, setKey);
     }
 
     /** A client ID metadata document on loopback http (dev flag only): fetched, checked, cached briefly. */
     private async fetchLoopbackDocument(id: string): Promise<AdapterPayload> {
-      const cacheKey = `oauth:cimd:${id}`;
-      const cached = await store.get(cacheKey);
-      if (cached !== undefined) return JSON.parse(cached) as AdapterPayload;
+      const cacheKey = records.key('cimd', id);
+      const cached = await records.get(cacheKey);
+      if (cached !== undefined) return cached;
       const failed = (why: string) => new providerErrors.InvalidClient(`client_id metadata document fetch failed: ${why}`);
       let text: string;
       try {
@@ -162,7 +227,7 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
       const method = fields.token_endpoint_auth_method ?? 'none';
       if (method !== 'none' && method !== 'private_key_jwt') throw new providerErrors.InvalidClientMetadata('client_id metadata document token_endpoint_auth_method must be none or private_key_jwt');
       const payload = { ...fields, token_endpoint_auth_method: method } as AdapterPayload;
-      await store.set(cacheKey, JSON.stringify(payload), METADATA_DOCUMENT_CACHE_MS);
+      await records.set(cacheKey, payload, METADATA_DOCUMENT_CACHE_MS);
       return payload;
     }
   };

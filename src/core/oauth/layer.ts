@@ -21,7 +21,8 @@ import type { Logger } from '../logger.js';
 import { requestLog } from '../http/request-id.js';
 import type { RequestIdentity } from '../request-identity.js';
 import type { SharedStore } from '../store/store.js';
-import { sharedStoreAdapter } from './adapter.js';
+import { stateKeyFrom } from '../store/sealed.js';
+import { sharedStoreAdapter, type RecordKeys } from './adapter.js';
 import { errorBody, PAGE_HEADERS, renderPage, sendConsentPage, sendErrorPage } from './pages.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
@@ -32,6 +33,8 @@ const SIGN_IN_TTL_MS = 10 * 60_000;
 const MAX_FORM_BYTES = 8 * 1024;
 const ACCESS_TOKEN_TTL_S = 3600;
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+/** Metadata changes only with a deployment; five minutes of caching spares clients a round trip per connection. */
+const METADATA_CACHE_CONTROL = 'public, max-age=300';
 
 export interface OAuthMount {
   /** The MCP endpoint path, e.g. `/incidentops/mcp`. */
@@ -79,6 +82,11 @@ function mountFor(mounts: readonly OAuthMount[], path: string): OAuthMount | und
 
 function derive(key: Uint8Array, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `toolservers ${purpose}`, 32));
+}
+
+/** The keys oidc-provider's records are named and sealed with (exported for tests that read the store as the server does). */
+export function recordKeysFor(stateKey: Uint8Array): RecordKeys {
+  return { naming: derive(stateKey, 'oauth record names'), sealing: stateKeyFrom(derive(stateKey, 'oauth records').toString('base64url'), 'the OAuth record key') };
 }
 
 /** An Ed25519 signing key derived from the state key, so every replica signs with the same one. */
@@ -181,7 +189,11 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const found = await provider.AccessToken.find(token);
       if (!found || found.isExpired) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
       // A grant revoked while another replica was still issuing this token (a code or refresh token used twice at once) ends it too.
-      if (!found.grantId || !(await provider.Grant.find(found.grantId))) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
+      const userKey = String(found.accountId);
+      const [grant, platformTokens] = await Promise.all([found.grantId ? provider.Grant.find(found.grantId) : undefined, vault.get(userKey)]);
+      if (!grant) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked.');
+      // A token whose platform sign-in cannot be opened would only fail every call: refused, so the client authorizes again.
+      if (!platformTokens) throw new OAuthError(OAuthErrorCode.InvalidToken, "The platform sign-in behind this token is gone (removed, or the server's state key changed); authorize again.");
       const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
       return {
         token,
@@ -189,7 +201,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
         scopes: String(found.scope ?? '').split(' ').filter(Boolean),
         expiresAt: Number(found.exp),
         ...(typeof audience === 'string' ? { resource: new URL(audience) } : {}),
-        extra: { userKey: String(found.accountId) },
+        extra: { userKey, platformTokens },
       };
     },
   };
@@ -202,8 +214,14 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     cookies = cookieNames(httpsOnly);
     provider = new Provider(issuer, {
       adapter: sharedStoreAdapter(store, {
+        keys: recordKeysFor(options.stateKey),
+        logger,
         ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
         alreadyUsed: (model) => new providerErrors.InvalidGrant(model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed'),
+        requestedResources: () => {
+          const requested = (Provider as unknown as { ctx?: { oidc?: { params?: { resource?: unknown } } } }).ctx?.oidc?.params?.resource;
+          return (Array.isArray(requested) ? requested : [requested]).filter((resource): resource is string => typeof resource === 'string');
+        },
       }),
       jwks: { keys: [signingJwk(options.stateKey)] },
       cookies: {
@@ -212,7 +230,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
         long: { httpOnly: true, sameSite: 'lax' },
         short: { httpOnly: true, sameSite: 'lax' },
       },
-      findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+      // An account is a platform sign-in the vault can open: without one, a refresh fails (invalid_grant) and the client authorizes again.
+      findAccount: async (_ctx: unknown, id: string) => ((await vault.get(id)) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined),
       // mcp:tools is also listed here: clients register it in their metadata (the token carries it for the resource).
       scopes: ['openid', 'offline_access', MCP_SCOPE],
       claims: { openid: ['sub'] },
@@ -221,6 +240,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       responseTypes: ['code'],
       features: {
         devInteractions: { enabled: false },
+        // Not offered: the MCP endpoints check bearer tokens only, so a DPoP-bound token would be bound in name only.
+        dPoP: { enabled: false },
         registration: { enabled: true },
         revocation: { enabled: true },
         clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
@@ -273,9 +294,22 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const policy = ctx.response.get('content-security-policy');
       if (!/frame-ancestors/.test(policy)) ctx.set('content-security-policy', policy ? `${policy}; frame-ancestors 'none'` : "frame-ancestors 'none'");
     });
+    // Behind a proxy the protocol comes from X-Forwarded-Proto, which pinToPublicOrigin() sets.
     if (options.publicUrl) provider.proxy = true;
     provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: Error) => (ctx?.req ? requestLog(logger, ctx.req) : logger).error({ err: error.message }, 'OAuth server error'));
     callback = provider.callback();
+  }
+
+  /**
+   * oidc-provider builds its URLs (metadata endpoints, redirects) and cookie flags from the
+   * request's host and protocol: both are set from the public URL, so a forged Host or
+   * X-Forwarded-* header changes none of them.
+   */
+  function pinToPublicOrigin(req: IncomingMessage): void {
+    const origin = new URL(publicUrl);
+    req.headers.host = origin.host;
+    req.headers['x-forwarded-proto'] = origin.protocol.slice(0, -1);
+    for (const forwarded of ['x-forwarded-host', 'x-forwarded-port', 'forwarded']) delete req.headers[forwarded];
   }
 
   /** Hands a request to oidc-provider with /oauth as its mount path. */
@@ -306,16 +340,19 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
           bearer_methods_supported: ['header'],
           resource_name: `${mount.name} tools (toolservers)`,
         },
-        { 'cache-control': 'public, max-age=300' },
+        { 'cache-control': METADATA_CACHE_CONTROL },
       );
       return true;
     }
     // RFC 8414 path insertion, the OpenID variant, and the bare path legacy clients probe on the resource origin.
-    if (path === `/.well-known/oauth-authorization-server${ISSUER_PATH}` || path === `/.well-known/openid-configuration${ISSUER_PATH}` || path === '/.well-known/oauth-authorization-server') {
+    if (path === `/.well-known/oauth-authorization-server${ISSUER_PATH}` || path === `/.well-known/openid-configuration${ISSUER_PATH}` || path === '/.well-known/oauth-authorization-server' || path === `${ISSUER_PATH}/.well-known/openid-configuration`) {
+      res.setHeader('cache-control', METADATA_CACHE_CONTROL);
+      pinToPublicOrigin(req);
       toProvider(req, res, '/.well-known/openid-configuration');
       return true;
     }
     if (path !== ISSUER_PATH && !path.startsWith(`${ISSUER_PATH}/`)) return false;
+    pinToPublicOrigin(req);
     const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm|\/callback)?$/.exec(path);
     try {
       if (path === `${ISSUER_PATH}/callback`) await platformCallback(req, res);
@@ -507,7 +544,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     try {
       if (!provider) throw new OAuthError(OAuthErrorCode.ServerError, 'The server is starting.');
       const info = await verifyBearerToken(req.headers.authorization, { verifier, requiredScopes: [MCP_SCOPE], expectedResource: new URL(resourceFor(path)), resourceMetadataUrl });
-      return { userKey: String(info.extra?.userKey) };
+      const platformTokens = info.extra?.platformTokens as PlatformTokens | undefined;
+      return { userKey: String(info.extra?.userKey), ...(platformTokens ? { platformTokens } : {}) };
     } catch (error) {
       if (!(error instanceof OAuthError)) requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'bearer check failed');
       else requestLog(logger, req).info({ path, reason: error.message }, 'rejected MCP request: bearer token refused');

@@ -11,7 +11,7 @@ import type { Credentials } from '../auth/credentials.js';
 import type { PlatformAuth } from '../auth/platform-auth.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { currentIdentity } from '../request-identity.js';
+import { currentIdentity, type RequestIdentity } from '../request-identity.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
 /** Renew this long before expiry (at most half the token's lifetime). */
@@ -40,11 +40,18 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
   /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
   const lastSent = new Map<string, string>();
 
-  const userKey = (): string => {
+  const identityOfRequest = (): RequestIdentity => {
     const identity = currentIdentity();
     if (!identity) throw new ToolError({ kind: 'unauthorized', message: `No signed-in user for this request: in OAuth mode every ${auth.name} call acts for the user of its MCP token.` });
     if (!identity.userKey.startsWith(`${auth.platform}:`)) throw new ToolError({ kind: 'forbidden', message: `This MCP token was issued for another platform's sign-in, not ${auth.name}.` });
-    return identity.userKey;
+    return identity;
+  };
+  const userKey = (): string => identityOfRequest().userKey;
+  /** The sign-in the bearer check already read, once per request (see RequestIdentity.platformTokens). */
+  const takeVerified = (identity: RequestIdentity): PlatformTokens | undefined => {
+    const tokens = identity.platformTokens;
+    delete identity.platformTokens;
+    return tokens;
   };
 
   /** Sends the refresh grant and stores the rotated pair; called only while holding the user's renewal. */
@@ -125,8 +132,9 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
 
   return {
     async authorization() {
-      const key = userKey();
-      let tokens = await vault.get(key);
+      const identity = identityOfRequest();
+      const key = identity.userKey;
+      let tokens = takeVerified(identity) ?? (await vault.get(key));
       if (!tokens) throw signInAgain(auth.name, `No ${auth.name} sign-in is stored for this user (it was removed or the server's state key changed).`);
       if (expiresSoon(tokens, now())) {
         const renewed = await renew(key, undefined);

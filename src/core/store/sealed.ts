@@ -12,7 +12,7 @@
  *   const tokens = sealed(store, key);                  // get/set/setIfAbsent/take/delete that seal values
  * Load this module with a dynamic import: it pulls in jose.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { compactDecrypt, CompactEncrypt } from 'jose';
 import type { SharedStore } from './store.js';
 
@@ -66,11 +66,26 @@ function fingerprint(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 12);
 }
 
+/**
+ * The key imported into WebCrypto once per StateKey: given raw bytes, jose imports them on every
+ * call, which was about half the cost of opening a value (OAuth mode opens three per request).
+ */
+const imported = new WeakMap<StateKey, Promise<webcrypto.CryptoKey>>();
+
+function cryptoKeyOf(key: StateKey): Promise<webcrypto.CryptoKey> {
+  let found = imported.get(key);
+  if (!found) {
+    found = webcrypto.subtle.importKey('raw', key.bytes, 'AES-GCM', false, ['encrypt', 'decrypt']);
+    imported.set(key, found);
+  }
+  return found;
+}
+
 /** Encrypts `plaintext`; `context`, when given, must be given again to decrypt. */
 export async function encryptValue(key: StateKey, plaintext: string, context?: string): Promise<string> {
   return new CompactEncrypt(new TextEncoder().encode(plaintext))
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: key.id, ...(context !== undefined ? { ctx: context } : {}) })
-    .encrypt(key.bytes);
+    .encrypt(await cryptoKeyOf(key));
 }
 
 /** Decrypts what encryptValue made with the same key and context; a SealedValueError saying why not otherwise. */
@@ -83,7 +98,7 @@ export async function decryptValue(key: StateKey, text: string, context?: string
   }
   let result: Awaited<ReturnType<typeof compactDecrypt>>;
   try {
-    result = await compactDecrypt(text, key.bytes, { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    result = await compactDecrypt(text, await cryptoKeyOf(key), { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
   } catch {
     throw new SealedValueError(`A stored value could not be decrypted with ${STATE_KEY_ENV} (key ${key.id}): it is damaged or was sealed with another key.`);
   }
