@@ -73,23 +73,26 @@ export interface OAuthRecords {
   key(kind: string, id: string): string;
   get(key: string): Promise<AdapterPayload | undefined>;
   set(key: string, payload: unknown, ttlMs?: number): Promise<void>;
+  /** Reads and deletes in one step (one-time records); a record that does not verify is gone and reads as absent. */
+  take(key: string): Promise<AdapterPayload | undefined>;
 }
 
 export function oauthRecords(store: SharedStore, keys: RecordKeys, logger: Logger): OAuthRecords {
+  const open = async (key: string, text: string | undefined): Promise<AdapterPayload | undefined> => {
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(await decryptValue(keys.sealing, text, key)) as AdapterPayload;
+    } catch (error) {
+      if (!(error instanceof SealedValueError)) throw error;
+      // Written without the state key, moved from another key, or sealed with an old key.
+      logger.warn({ key, reason: error.message }, 'refused an OAuth store record that does not verify');
+      return undefined;
+    }
+  };
   return {
     key: (kind, id) => `oauth:${kind}:${createHmac('sha256', keys.naming).update(`${kind}\0${id}`).digest('base64url')}`,
-    async get(key) {
-      const text = await store.get(key);
-      if (text === undefined) return undefined;
-      try {
-        return JSON.parse(await decryptValue(keys.sealing, text, key)) as AdapterPayload;
-      } catch (error) {
-        if (!(error instanceof SealedValueError)) throw error;
-        // Written without the state key, moved from another key, or sealed with an old key.
-        logger.warn({ key, reason: error.message }, 'refused an OAuth store record that does not verify');
-        return undefined;
-      }
-    },
+    get: async (key) => open(key, await store.get(key)),
+    take: async (key) => open(key, await store.take(key)),
     async set(key, payload, ttlMs) {
       await store.set(key, await encryptValue(keys.sealing, JSON.stringify(payload), key), ttlMs);
     },

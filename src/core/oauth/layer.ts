@@ -22,7 +22,7 @@ import { requestLog } from '../http/request-id.js';
 import type { RequestIdentity } from '../request-identity.js';
 import type { SharedStore } from '../store/store.js';
 import { stateKeyFrom } from '../store/sealed.js';
-import { sharedStoreAdapter, type RecordKeys } from './adapter.js';
+import { oauthRecords, sharedStoreAdapter, type RecordKeys } from './adapter.js';
 import { errorBody, PAGE_HEADERS, renderPage, sendConsentPage, sendErrorPage } from './pages.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
@@ -173,6 +173,12 @@ interface SignedIn {
 
 export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
   const { store, vault, logger, mounts } = options;
+  const recordKeys = recordKeysFor(options.stateKey);
+  // Sign-ins in progress: sealed, under names that do not show the state or interaction they belong to.
+  const records = oauthRecords(store, recordKeys, logger);
+  const pendingKey = (state: string) => records.key('pending-sign-in', state);
+  const pendingStateKey = (uid: string) => records.key('pending-state', uid);
+  const signedInKey = (uid: string) => records.key('signed-in', uid);
   let provider: any;
   let publicUrl = '';
   let issuer = '';
@@ -214,7 +220,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     cookies = cookieNames(httpsOnly);
     provider = new Provider(issuer, {
       adapter: sharedStoreAdapter(store, {
-        keys: recordKeysFor(options.stateKey),
+        keys: recordKeys,
         logger,
         ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
         alreadyUsed: (model) => new providerErrors.InvalidGrant(model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed'),
@@ -390,8 +396,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       await provider.interactionFinished(req, res, { error: 'invalid_target', error_description: target }, { mergeWithLastSubmission: false });
       return;
     }
-    const signedInRaw = await store.get(`oauth:signed-in:${uid}`);
-    if (signedInRaw === undefined) {
+    const signedInRecord = await records.get(signedInKey(uid));
+    if (signedInRecord === undefined) {
       // First visit: off to the platform's own sign-in and consent.
       const { auth } = target.mount;
       if (!auth.oauth.clientId) return sendErrorPage(res, 500, 'Sign-in not configured', `The server has no ${auth.name} OAuth client configured.`);
@@ -403,17 +409,17 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const nonce = randomBytes(32).toString('base64url');
       const pending: PendingSignIn = { uid, platform: auth.platform, redirectUri, state: started.state, codeVerifier: started.codeVerifier, browserHash: sha256(nonce) };
       // One pending sign-in per interaction: reloading this page replaces it rather than adding more.
-      const replaced = await store.get(`oauth:pending-state:${uid}`);
-      if (replaced !== undefined) await store.delete(`oauth:pending-sign-in:${replaced}`);
-      await store.set(`oauth:pending-sign-in:${started.state}`, JSON.stringify(pending), SIGN_IN_TTL_MS);
-      await store.set(`oauth:pending-state:${uid}`, started.state, SIGN_IN_TTL_MS);
+      const replaced = (await records.get(pendingStateKey(uid)))?.state;
+      if (typeof replaced === 'string') await store.delete(pendingKey(replaced));
+      await records.set(pendingKey(started.state), pending, SIGN_IN_TTL_MS);
+      await records.set(pendingStateKey(uid), { state: started.state }, SIGN_IN_TTL_MS);
       res.writeHead(303, { location: started.url, 'cache-control': 'no-store', 'set-cookie': signInCookie(uid, nonce, SIGN_IN_TTL_MS / 1000) });
       res.end();
       return;
     }
-    const signedIn = JSON.parse(signedInRaw) as SignedIn | { error: string; description: string };
+    const signedIn = signedInRecord as unknown as SignedIn | { error: string; description: string };
     if ('error' in signedIn) {
-      await store.delete(`oauth:signed-in:${uid}`);
+      await store.delete(signedInKey(uid));
       await provider.interactionFinished(req, res, { error: signedIn.error, error_description: signedIn.description }, { mergeWithLastSubmission: false });
       return;
     }
@@ -445,9 +451,9 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
   async function platformCallback(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const query = new URL(req.url ?? '/', 'http://callback').search;
     const state = new URLSearchParams(query).get('state');
-    const pendingRaw = state ? await store.get(`oauth:pending-sign-in:${state}`) : undefined;
-    if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
-    const { uid } = JSON.parse(pendingRaw) as PendingSignIn;
+    const pending = state ? ((await records.get(pendingKey(state))) as PendingSignIn | undefined) : undefined;
+    if (pending === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
+    const { uid } = pending;
     res.writeHead(303, { location: `${ISSUER_PATH}/interaction/${uid}/callback${query}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
     res.end();
   }
@@ -460,10 +466,9 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
   async function finishPlatformSignIn(req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
     const received = new URL(req.url ?? '/', 'http://callback').searchParams;
     const state = received.get('state');
-    const key = `oauth:pending-sign-in:${state}`;
-    const pendingRaw = state ? await store.get(key) : undefined;
-    if (pendingRaw === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
-    const pending = JSON.parse(pendingRaw) as PendingSignIn;
+    const key = pendingKey(state ?? '');
+    const pending = state ? ((await records.get(key)) as PendingSignIn | undefined) : undefined;
+    if (pending === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer is unknown, was already used or has expired.');
     const details = await provider.interactionDetails(req, res).catch((error: { name?: string }) => {
       if (error?.name === 'SessionNotFound') return undefined;
       throw error;
@@ -475,10 +480,10 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     }
     // One use, even when the answer reaches two replicas at once.
     if ((await store.take(key)) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This sign-in answer was already used.');
-    await store.delete(`oauth:pending-state:${uid}`);
+    await store.delete(pendingStateKey(uid));
     const mount = mounts.find((candidate) => candidate.auth.platform === pending.platform) as OAuthMount;
     const { auth } = mount;
-    const next = (value: SignedIn | { error: string; description: string }) => store.set(`oauth:signed-in:${pending.uid}`, JSON.stringify(value), SIGN_IN_TTL_MS);
+    const next = (value: SignedIn | { error: string; description: string }) => records.set(signedInKey(pending.uid), value, SIGN_IN_TTL_MS);
     try {
       const { finishWebSignIn } = await import('../auth/oauth.js');
       const tokens = await finishWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId as string }, received, pending, { timeoutMs: 20_000 });
@@ -514,14 +519,13 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     const details = await provider.interactionDetails(req, res);
     if (details.uid !== uid) return sendErrorPage(res, 400, 'Sign-in expired', 'This form belongs to another authorization.');
     const form = await readForm(req);
-    const signedInRaw = await store.get(`oauth:signed-in:${uid}`);
-    const signedIn = signedInRaw === undefined ? undefined : (JSON.parse(signedInRaw) as Partial<SignedIn>);
+    const signedIn = (await records.get(signedInKey(uid))) as Partial<SignedIn> | undefined;
     const csrf = form?.get('csrf');
     if (!signedIn?.csrf || !signedIn.userKey || !signedIn.sealed || !csrf || !sameSecret(csrf, signedIn.csrf)) {
       return sendErrorPage(res, 403, 'Form not accepted', 'The consent form was not sent from the page this server showed.');
     }
     // One answer per sign-in, even when the form is sent twice to two replicas at once.
-    if ((await store.take(`oauth:signed-in:${uid}`)) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This consent was already answered.');
+    if ((await records.take(signedInKey(uid))) === undefined) return sendErrorPage(res, 400, 'Sign-in expired', 'This consent was already answered.');
     if (form?.get('decision') !== 'allow') {
       await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
       return;
