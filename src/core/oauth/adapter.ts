@@ -33,6 +33,8 @@ export interface Adapter {
 }
 
 const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
+/** A client outlives its longest grant by this much (covers two replicas saving grants at once). */
+const CLIENT_KEEP_MARGIN_MS = 24 * 3600_000;
 /** oidc-provider's limits for the https documents it fetches: 5 KB, 2.5 s. */
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 const METADATA_DOCUMENT_TIMEOUT_MS = 2500;
@@ -41,6 +43,8 @@ const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
 export interface AdapterOptions {
   allowHttpClientIds?: boolean;
   fetch?: typeof fetch;
+  /** A registered client expires after this unless an authorization is completed with it (default: kept). */
+  unusedClientTtlMs?: number;
   /** The error for a second use of a code or refresh token (oidc-provider's invalid_grant). */
   alreadyUsed?: (model: string) => Error;
 }
@@ -62,6 +66,13 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     const members = await store.setMembers(setKey);
     await store.delete(...members, setKey, `oauth:Grant:${grantId}`);
   };
+  /** A client with a grant is kept for the grant's lifetime: raised, never lowered, across replicas. */
+  const keepClient = async (clientId: string, grantTtlMs: number): Promise<void> => {
+    const keptUntil = await store.raiseTo(`oauth:client-kept-until:${clientId}`, Date.now() + grantTtlMs, grantTtlMs + CLIENT_KEEP_MARGIN_MS);
+    const key = `oauth:Client:${clientId}`;
+    const raw = await store.get(key);
+    if (raw !== undefined) await store.set(key, raw, keptUntil - Date.now() + CLIENT_KEEP_MARGIN_MS);
+  };
   return class SharedStoreAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
@@ -71,8 +82,9 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
-      const ttl = expiresIn > 0 ? expiresIn * 1000 : undefined;
+      const ttl = expiresIn > 0 ? expiresIn * 1000 : this.name === 'Client' ? options.unusedClientTtlMs : undefined;
       await store.set(key, JSON.stringify(payload), ttl);
+      if (this.name === 'Grant' && typeof payload.clientId === 'string' && ttl !== undefined) await keepClient(payload.clientId, ttl);
       if (payload.grantId) await store.addToSet(`oauth:grant:${payload.grantId}`, key, GRANT_SET_TTL_MS);
       if (payload.userCode) await store.set(`oauth:${this.name}:user-code:${payload.userCode}`, id, ttl);
       if (payload.uid && this.name === 'Session') await store.set(`oauth:${this.name}:uid:${payload.uid}`, id, ttl);

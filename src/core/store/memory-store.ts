@@ -81,6 +81,14 @@ export class MemoryStore implements SharedStore {
     return value;
   }
 
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const entry = this.live(key);
+    const current = typeof entry?.value === 'string' ? Number(entry.value) || 0 : 0;
+    // A running counter keeps the expiry it got when it was created.
+    this.entries.set(key, { value: String(current + 1), expiresAt: entry ? entry.expiresAt : this.expiry(ttlMs) });
+    return current + 1;
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     // Asynchronous like a real broker: a subscriber never runs inside the publisher's call.
     queueMicrotask(() => this.channels.emit(channel, message));
