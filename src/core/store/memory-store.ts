@@ -21,6 +21,12 @@ export class MemoryStore implements SharedStore {
     this.channels.setMaxListeners(0);
   }
 
+  /** How many live keys the store holds (for bounds checks and tests). */
+  get size(): number {
+    this.sweep();
+    return this.entries.size;
+  }
+
   private live(key: string): Entry | undefined {
     const entry = this.entries.get(key);
     if (entry && entry.expiresAt <= this.now()) {
