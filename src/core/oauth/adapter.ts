@@ -59,6 +59,9 @@ export function isLoopbackHttpClientId(id: string): boolean {
   return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]') && url.pathname !== '/' && !url.hash && !url.username;
 }
 
+/** Where one oidc-provider record lives in the store. */
+const recordKey = (model: string, id: string): string => `oauth:${model}:${id}`;
+
 export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions = {}): new (name: string) => Adapter {
   /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes). */
   const revokeGrant = async (grantId: string): Promise<void> => {
@@ -69,7 +72,7 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
   /** A client with a grant is kept for the grant's lifetime: raised, never lowered, across replicas. */
   const keepClient = async (clientId: string, grantTtlMs: number): Promise<void> => {
     const keptUntil = await store.raiseTo(`oauth:client-kept-until:${clientId}`, Date.now() + grantTtlMs, grantTtlMs + CLIENT_KEEP_MARGIN_MS);
-    const key = `oauth:Client:${clientId}`;
+    const key = recordKey('Client', clientId);
     const raw = await store.get(key);
     if (raw !== undefined) await store.set(key, raw, keptUntil - Date.now() + CLIENT_KEEP_MARGIN_MS);
   };
@@ -77,7 +80,7 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions =
     constructor(private readonly name: string) {}
 
     private key(id: string): string {
-      return `oauth:${this.name}:${id}`;
+      return recordKey(this.name, id);
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
