@@ -227,6 +227,24 @@ describe('rate limits per client address', () => {
     assert.deepEqual(directStatuses, [201, 201, 201, 201, 201, 429]);
   });
 
+  it('counts every spelling of the endpoint oidc-provider routes (case, trailing slash, dot segments, fragment)', async () => {
+    const { url } = await startServer({ admission: { registrations: 2 } });
+    const body = JSON.stringify({ client_name: 'Spelling', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' });
+    const post = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const target = new URL(url);
+        const req = request({ host: target.hostname, port: target.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const statuses: number[] = [];
+    for (const path of ['/oauth/reg', '/oauth/REG/', '/oauth/Reg//', '/oauth/reg#x', '/oauth/./reg', '/oauth/reg/?a=1']) statuses.push(await post(path));
+    assert.deepEqual(statuses, [201, 201, 429, 429, 429, 429]);
+  });
+
   it('authorization requests are limited per address, so unfinished sign-ins stay bounded', async () => {
     const { url, store } = await startServer({ trustedProxies: 1, admission: { authorizations: 3 } });
     const client = await register(url, { client_name: 'Auth test', redirect_uris: ['http://127.0.0.1:9/callback'] }, nextAddress());

@@ -142,7 +142,7 @@ const WHAT: Record<Counted, string> = {
 
 export interface Admission {
   /** Answers the request itself (429, 400, 411) and returns false when it is not let in. */
-  admit(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  admit(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
 
 export function createAdmission(store: SharedStore, limits: AdmissionLimits, trustedProxies: number, logger: Logger): Admission {
@@ -163,15 +163,17 @@ export function createAdmission(store: SharedStore, limits: AdmissionLimits, tru
     return count <= limits[what] || tooMany(res, what, now);
   }
 
-  async function admit(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+  async function admit(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const address = clientAddress(req, trustedProxies);
+    // As oidc-provider's router sees it: no fragment, any case, trailing slashes ignored.
+    const route = (URL.parse(req.url ?? '/', 'http://route')?.pathname ?? '').toLowerCase().replace(/\/+$/, '');
     try {
-      if (path === '/oauth/reg' && req.method === 'POST') {
+      if (route === '/oauth/reg' && req.method === 'POST') {
         if (!(await counted(res, 'registrations', address))) return false;
         return registrationBodyAllowed(req, res);
       }
-      if (path === '/oauth/auth') return await counted(res, 'authorizations', address);
-      if (path === '/oauth/token' && req.method === 'POST') {
+      if (route === '/oauth/auth') return await counted(res, 'authorizations', address);
+      if (route === '/oauth/token' && req.method === 'POST') {
         const now = Date.now();
         const key = counterKey('tokenFailures', address, windowOf(now));
         if (Number((await store.get(key)) ?? 0) >= limits.tokenFailures) return tooMany(res, 'tokenFailures', now);
@@ -182,7 +184,7 @@ export function createAdmission(store: SharedStore, limits: AdmissionLimits, tru
       return true;
     } catch (error) {
       // The store is down: every OAuth step needs it anyway and fails on its own; the limits do not add an outage.
-      logger.warn({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth rate limit not checked: the store did not answer');
+      logger.warn({ path: route, err: error instanceof Error ? error.message : String(error) }, 'OAuth rate limit not checked: the store did not answer');
       return true;
     }
   }

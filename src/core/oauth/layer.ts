@@ -272,7 +272,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     if (path !== ISSUER_PATH && !path.startsWith(`${ISSUER_PATH}/`)) return false;
     const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm)?$/.exec(path);
     try {
-      if (!(await admission.admit(req, res, path))) return true;
+      if (!(await admission.admit(req, res))) return true;
       if (path === `${ISSUER_PATH}/callback`) await platformCallback(req, res);
       else if (interaction && !interaction[2] && req.method === 'GET') await showInteraction(req, res, interaction[1] as string);
       else if (interaction && interaction[2] && req.method === 'POST') await confirm(req, res, interaction[1] as string);
