@@ -16,16 +16,19 @@ import { silentLogger } from '../src/core/logger.js';
 import type { AdmissionLimits } from '../src/core/oauth/admission.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
+import { RedisStore } from '../src/core/store/redis-store.js';
+import type { SharedStore } from '../src/core/store/store.js';
 import { generateStateKey, STATE_KEY_ENV } from '../src/core/store/sealed.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
 import { prepareOAuthMode, TRUSTED_PROXIES_ENV } from '../src/servers/oauth-mode.js';
 import { startTestSandbox } from './support/harness.js';
 import { connectWithOAuth, MemoryOAuthProvider } from './support/oauth-client.js';
+import { missingPrograms, startRedis } from './support/replicas.js';
 
 const stateKey = generateStateKey();
 let sandbox: RunningSandbox;
-const running: { http: RunningHttpServer; store: MemoryStore }[] = [];
+const running: { http: RunningHttpServer; store: SharedStore }[] = [];
 
 before(async () => {
   sandbox = await startTestSandbox();
@@ -38,14 +41,14 @@ after(async () => {
   await sandbox?.close();
 });
 
-interface ServerChoice {
-  store?: MemoryStore;
+interface ServerChoice<Store extends SharedStore> {
+  store?: Store;
   trustedProxies?: number;
   admission?: Partial<AdmissionLimits>;
 }
 
-async function startServer(choice: ServerChoice = {}): Promise<{ url: string; store: MemoryStore }> {
-  const store = choice.store ?? new MemoryStore();
+async function startServer<Store extends SharedStore = MemoryStore>(choice: ServerChoice<Store> = {}): Promise<{ url: string; store: Store }> {
+  const store = choice.store ?? (new MemoryStore() as unknown as Store);
   const env = { [STATE_KEY_ENV]: stateKey, ...(choice.trustedProxies ? { [TRUSTED_PROXIES_ENV]: String(choice.trustedProxies) } : {}) };
   const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger: silentLogger, sandbox, env, single: false, store, ...(choice.admission ? { admission: choice.admission } : {}) });
   const http = await serveOverHttp({
@@ -242,6 +245,25 @@ describe('rate limits per client address', () => {
     const directStatuses: number[] = [];
     for (let i = 0; i < 6; i += 1) directStatuses.push((await register(direct.url, metadata, `203.0.113.${100 + i}`)).status);
     assert.deepEqual(directStatuses, [201, 201, 201, 201, 201, 429]);
+  });
+
+  it('replicas on one Redis share each address\'s count', { skip: missingPrograms('redis-server') }, async () => {
+    const redis = await startRedis();
+    try {
+      const connect = () => RedisStore.connect({ url: redis.url, keyPrefix: 'admission:', commandTimeoutMs: 2000 });
+      const limits = { registrations: 4 };
+      const [first, second] = [await startServer({ store: await connect(), trustedProxies: 1, admission: limits }), await startServer({ store: await connect(), trustedProxies: 1, admission: limits })];
+      const metadata = { client_name: 'Redis replicas', redirect_uris: ['https://app.example/cb'] };
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i += 1) statuses.push((await register(i % 2 ? second.url : first.url, metadata, '203.0.113.20')).status);
+      assert.deepEqual(statuses, [201, 201, 201, 201, 429, 429]);
+    } finally {
+      for (const server of running.splice(-2)) {
+        await server.http.close();
+        await server.store.close();
+      }
+      await redis.close();
+    }
   });
 
   it('counts every spelling of the endpoint oidc-provider routes (case, trailing slash, dot segments, fragment)', async () => {
