@@ -247,6 +247,16 @@ describe('rate limits per client address', () => {
     assert.deepEqual(directStatuses, [201, 201, 201, 201, 201, 429]);
   });
 
+  it('refuses a TOOLSERVERS_TRUSTED_PROXIES that is not a small number, saying what it means', () => {
+    for (const value of ['yes', '-1', '10', '1.5']) {
+      assert.throws(
+        () => prepareOAuthMode({ entries: SERVERS, input: {}, logger: silentLogger, sandbox, env: { [STATE_KEY_ENV]: stateKey, [TRUSTED_PROXIES_ENV]: value }, single: false, store: new MemoryStore() }),
+        /TOOLSERVERS_TRUSTED_PROXIES must be the number of proxies in front of the server that append to X-Forwarded-For, 0 to 9/,
+        value,
+      );
+    }
+  });
+
   it('replicas on one Redis share each address\'s count', { skip: missingPrograms('redis-server') }, async () => {
     const redis = await startRedis();
     try {
