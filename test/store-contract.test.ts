@@ -132,6 +132,19 @@ function contract(name: string, open: () => Promise<SharedStore>, skip: string |
       assert.equal(await s.get('brief'), undefined);
     });
 
+    it('increment counts every concurrent call exactly once; the first call sets the expiry and later ones do not slide it', async () => {
+      const s = await store();
+      const counts = await Promise.all(Array.from({ length: 50 }, () => s.increment('hits', 60_000)));
+      assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+      assert.equal(Number(await s.get('hits')), 50);
+      assert.equal(await s.increment('window', 1000), 1);
+      await sleep(500);
+      assert.equal(await s.increment('window', 1000), 2);
+      await sleep(700);
+      assert.equal(await s.get('window'), undefined, 'the window ended 1 s after its first count, not after the last');
+      assert.equal(await s.increment('window', 1000), 1);
+    });
+
     it('publish reaches every subscriber of the channel, not others; unsubscribing stops delivery', async () => {
       const s = await store();
       const first: string[] = [];

@@ -5,6 +5,7 @@
  */
 import type { AnyToolServer } from '../core/registry.js';
 import type { Logger } from '../core/logger.js';
+import type { AdmissionLimits } from '../core/oauth/admission.js';
 import { createOAuthLayer, type OAuthLayer } from '../core/oauth/layer.js';
 import { userCredentials } from '../core/oauth/user-credentials.js';
 import { resolveStateKey, TokenVault } from '../core/oauth/vault.js';
@@ -25,6 +26,18 @@ export interface OAuthModeOptions {
   /** Default: a fresh MemoryStore. */
   store?: SharedStore;
   allowHttpClientIds?: boolean;
+  /** Rate limits and the unused-client expiry (tests); default: the layer's. */
+  admission?: Partial<AdmissionLimits>;
+}
+
+export const TRUSTED_PROXIES_ENV = 'TOOLSERVERS_TRUSTED_PROXIES';
+
+/** How many proxies in front append to X-Forwarded-For (0: none, the socket's peer is the client). */
+function trustedProxiesFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env[TRUSTED_PROXIES_ENV]?.trim();
+  if (!raw) return 0;
+  if (!/^\d$/.test(raw)) throw new Error(`${TRUSTED_PROXIES_ENV} must be the number of proxies in front of the server that append to X-Forwarded-For, 0 to 9 (e.g. 1 behind one nginx); got "${raw.slice(0, 20)}".`);
+  return Number(raw);
 }
 
 export interface OAuthMode {
@@ -37,6 +50,7 @@ export function prepareOAuthMode(options: OAuthModeOptions): OAuthMode {
   const env = options.env ?? process.env;
   const store = options.store ?? new MemoryStore();
   const stateKey = resolveStateKey(env, store.kind, options.logger);
+  const trustedProxies = trustedProxiesFrom(env);
   const vault = new TokenVault(store, stateKey);
   const buildOptions = { logger: options.logger, ...(options.sandbox ? { sandbox: options.sandbox } : {}), env };
   const mounts = options.entries.map((entry) => {
@@ -57,6 +71,8 @@ export function prepareOAuthMode(options: OAuthModeOptions): OAuthMode {
     logger: options.logger,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
+    ...(options.admission ? { admission: options.admission } : {}),
+    trustedProxies,
   });
   return { servers, layer, store };
 }

@@ -42,6 +42,8 @@ export interface Adapter {
 
 /** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
 const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
+/** A client outlives its longest grant by this much (covers two replicas saving grants at once). */
+const CLIENT_KEEP_MARGIN_MS = 24 * 3600_000;
 /** oidc-provider's limits for the https documents it fetches: 5 KB, 2.5 s. */
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 const METADATA_DOCUMENT_TIMEOUT_MS = 2500;
@@ -58,6 +60,8 @@ export interface AdapterOptions {
   logger: Logger;
   allowHttpClientIds?: boolean;
   fetch?: typeof fetch;
+  /** A registered client expires after this unless an authorization is completed with it (default: kept). */
+  unusedClientTtlMs?: number;
   /** The error for a second use of a code or refresh token (oidc-provider's invalid_grant). */
   alreadyUsed?: (model: string) => Error;
   /** The resources the current token request names (RFC 8707), checked before a code or refresh token is used up. */
@@ -112,6 +116,13 @@ export function isLoopbackHttpClientId(id: string): boolean {
 export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions): new (name: string) => Adapter {
   const records = oauthRecords(store, options.keys, options.logger);
   const grantSetKey = (grantId: string) => records.key('grant', grantId);
+  /** A client with a grant is kept for the grant's lifetime: raised, never lowered, across replicas. */
+  const keepClient = async (clientId: string, grantTtlMs: number): Promise<void> => {
+    const keptUntil = await store.raiseTo(records.key('client-kept-until', clientId), Date.now() + grantTtlMs, grantTtlMs + CLIENT_KEEP_MARGIN_MS);
+    const key = records.key('Client', clientId);
+    const client = await records.get(key);
+    if (client !== undefined) await records.set(key, client, keptUntil - Date.now() + CLIENT_KEEP_MARGIN_MS);
+  };
   /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes). */
   const revokeGrant = async (grantId: string): Promise<void> => {
     const setKey = grantSetKey(grantId);
@@ -139,8 +150,9 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions):
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
-      const ttl = expiresIn > 0 ? expiresIn * 1000 : undefined;
+      const ttl = expiresIn > 0 ? expiresIn * 1000 : this.name === 'Client' ? options.unusedClientTtlMs : undefined;
       await records.set(key, payload, ttl);
+      if (this.name === 'Grant' && typeof payload.clientId === 'string' && ttl !== undefined) await keepClient(payload.clientId, ttl);
       if (payload.grantId) await store.addToSet(grantSetKey(payload.grantId), key, GRANT_SET_TTL_MS);
       if (payload.userCode) await records.set(records.key(`${this.name}:user-code`, payload.userCode), { id }, ttl);
       if (payload.uid && this.name === 'Session') await records.set(records.key(`${this.name}:uid`, payload.uid), { id }, ttl);

@@ -23,6 +23,7 @@ import type { RequestIdentity } from '../request-identity.js';
 import type { SharedStore } from '../store/store.js';
 import { stateKeyFrom } from '../store/sealed.js';
 import { oauthRecords, sharedStoreAdapter, type RecordKeys } from './adapter.js';
+import { checkClientMetadata, createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.js';
 import { errorBody, PAGE_HEADERS, renderPage, sendConsentPage, sendErrorPage } from './pages.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
@@ -55,6 +56,10 @@ export interface OAuthLayerOptions {
   publicUrl?: string;
   /** Accept Client ID Metadata Documents at http loopback URLs (tests and local development only). */
   allowHttpClientIds?: boolean;
+  /** Rate limits and the unused-client expiry (default: DEFAULT_ADMISSION_LIMITS). */
+  admission?: Partial<AdmissionLimits>;
+  /** Proxies in front that append to X-Forwarded-For; 0 (default): count requests by the socket's peer. */
+  trustedProxies?: number;
 }
 
 /** What serve.ts asks of the OAuth mode. */
@@ -185,6 +190,8 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
   let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   let httpsOnly = false;
   let cookies = cookieNames(false);
+  const limits: AdmissionLimits = { ...DEFAULT_ADMISSION_LIMITS, ...options.admission };
+  const admission = createAdmission(store, limits, options.trustedProxies ?? 0, logger);
 
   const resourceFor = (path: string): string => `${publicUrl}${path}`;
   const metadataUrlFor = (path: string): string => `${publicUrl}/.well-known/oauth-protected-resource${path}`;
@@ -223,6 +230,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
         keys: recordKeys,
         logger,
         ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
+        unusedClientTtlMs: limits.unusedClientTtlMs,
         alreadyUsed: (model) => new providerErrors.InvalidGrant(model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed'),
         requestedResources: () => {
           const requested = (Provider as unknown as { ctx?: { oidc?: { params?: { resource?: unknown } } } }).ctx?.oidc?.params?.resource;
@@ -243,12 +251,20 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       claims: { openid: ['sub'] },
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'EdDSA' },
       pkce: { required: () => true },
+      // The validator runs once per listed property; client_name is listed only to have it run once per client.
+      extraClientMetadata: {
+        properties: ['client_name'],
+        validator: (_ctx: unknown, key: string, _value: unknown, metadata: Record<string, unknown>) => {
+          if (key === 'client_name') checkClientMetadata(metadata);
+        },
+      },
       responseTypes: ['code'],
       features: {
         devInteractions: { enabled: false },
         // Not offered: the MCP endpoints check bearer tokens only, so a DPoP-bound token would be bound in name only.
         dPoP: { enabled: false },
-        registration: { enabled: true },
+        // No registration access token: client management is not offered, so it would only be stored.
+        registration: { enabled: true, issueRegistrationAccessToken: false },
         revocation: { enabled: true },
         clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
         // Its own pages, not oidc-provider's defaults (which load web fonts and echo the Host header).
@@ -361,6 +377,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     pinToPublicOrigin(req);
     const interaction = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(\/confirm|\/callback)?$/.exec(path);
     try {
+      if (!(await admission.admit(req, res))) return true;
       if (path === `${ISSUER_PATH}/callback`) await platformCallback(req, res);
       else if (interaction && !interaction[2] && req.method === 'GET') await showInteraction(req, res, interaction[1] as string);
       else if (interaction && interaction[2] === '/callback' && req.method === 'GET') await finishPlatformSignIn(req, res, interaction[1] as string);

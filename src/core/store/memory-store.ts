@@ -21,6 +21,12 @@ export class MemoryStore implements SharedStore {
     this.channels.setMaxListeners(0);
   }
 
+  /** How many live keys the store holds (for bounds checks and tests). */
+  get size(): number {
+    this.sweep();
+    return this.entries.size;
+  }
+
   private live(key: string): Entry | undefined {
     const entry = this.entries.get(key);
     if (entry && entry.expiresAt <= this.now()) {
@@ -79,6 +85,14 @@ export class MemoryStore implements SharedStore {
     if (Number.isFinite(current) && current >= value) return current;
     this.entries.set(key, { value: String(value), expiresAt: this.expiry(ttlMs) });
     return value;
+  }
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const entry = this.live(key);
+    const current = typeof entry?.value === 'string' ? Number(entry.value) || 0 : 0;
+    // A running counter keeps the expiry it got when it was created.
+    this.entries.set(key, { value: String(current + 1), expiresAt: entry ? entry.expiresAt : this.expiry(ttlMs) });
+    return current + 1;
   }
 
   async publish(channel: string, message: string): Promise<void> {

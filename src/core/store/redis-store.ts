@@ -5,7 +5,7 @@
  * Never hangs a tool call: every command has a time limit (`commandTimeoutMs`), and while the
  * connection is down queued commands are failed after one reconnection attempt, so a dead Redis
  * costs a call at most about that long and then a StoreUnavailableError that says what happened.
- * Multi-step operations (take, raiseTo) are Lua scripts: atomic across replicas.
+ * Multi-step operations (take, raiseTo, increment) are Lua scripts: atomic across replicas.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { silentLogger, type Logger } from '../logger.js';
@@ -39,9 +39,15 @@ if current and current >= tonumber(ARGV[1]) then return raw end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) else redis.call('SET', KEYS[1], ARGV[1]) end
 return ARGV[1]`;
 
+/** Counts one more; only a new counter gets the TTL (ARGV[1], ms), so the window never slides. */
+const INCREMENT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
 interface ScriptedRedis extends Redis {
   takeValue(key: string): Promise<string | null>;
   raiseNumber(key: string, value: string, ttl: string): Promise<string>;
+  incrementCounter(key: string, ttl: string): Promise<number>;
 }
 
 /** The URL without user name or password, for messages and logs. */
@@ -107,6 +113,7 @@ export class RedisStore implements SharedStore {
     this.client = new Redis(options.url, settings) as ScriptedRedis;
     this.client.defineCommand('takeValue', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.client.defineCommand('raiseNumber', { numberOfKeys: 1, lua: RAISE_SCRIPT });
+    this.client.defineCommand('incrementCounter', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
     this.watch(this.client, 'commands');
   }
 
@@ -205,6 +212,11 @@ export class RedisStore implements SharedStore {
     if (!Number.isFinite(value)) throw new RangeError('raiseTo needs a finite number');
     const result = await this.run('raise a value', () => this.client.raiseNumber(this.key(key), String(value), ttlMs === undefined ? '' : String(ttlArgument(ttlMs))));
     return Number(result);
+  }
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const count = await this.run('count', () => this.client.incrementCounter(this.key(key), String(ttlArgument(ttlMs))));
+    return Number(count);
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -21,6 +21,8 @@ export interface SharedStore {
   setMembers(key: string): Promise<string[]>;
   /** Raises the number at `key` to `value` if it is lower or absent (shared "not before" times); returns the result. */
   raiseTo(key: string, value: number, ttlMs?: number): Promise<number>;
+  /** Adds one to the counter at `key` (absent: 0) and returns the new count; a new counter expires after `ttlMs` (fixed-window rate limits). */
+  increment(key: string, ttlMs: number): Promise<number>;
   /**
    * Sends `message` to every subscriber of `channel` in every replica (this one included). Delivery
    * is best effort: a replica that is not connected at that moment misses it.
