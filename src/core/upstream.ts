@@ -26,7 +26,8 @@
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ConcurrencyLimiter } from './concurrency.js';
-import { isRecord } from './json.js';
+import { pathIdProblem } from './ids.js';
+import { isRecord, jsonText } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { requestIdOf, silentLogger, type Logger } from './logger.js';
 import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
@@ -296,6 +297,8 @@ export function buildPath(template: string, params: Record<string, string | numb
       }
       const text = String(value);
       if (text.trim() === '') throw ToolError.invalidParameter(name, 'must not be empty');
+      const problem = pathIdProblem(text.trim());
+      if (problem) throw ToolError.invalidParameter(name, problem);
       try {
         return encodeURIComponent(text);
       } catch {
@@ -649,7 +652,7 @@ export class UpstreamClient {
     let body: string | undefined;
     if (req.body !== undefined) {
       try {
-        body = JSON.stringify(req.body);
+        body = jsonText(req.body); // bigints (int64 IDs) go out digit-exact
       } catch {
         throw ToolError.invalidParameter('body', 'cannot be serialised as JSON');
       }
