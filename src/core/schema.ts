@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ToolError, type InputIssue } from './errors.js';
-import { pathIdProblem } from './ids.js';
 import { closest } from './suggest.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -62,6 +61,18 @@ export function cappedArray<T extends z.ZodType>(item: T): z.ZodArray<T> {
  */
 export function withStringCap<T extends z.ZodType>(schema: T, maxChars: number): T {
   return schema.meta({ maxLength: maxChars, [GENERIC_CAP]: true });
+}
+
+/**
+ * Why a value cannot be one ID in a URL path, or undefined when it can. Encoded, `/`, `?`, `#` or
+ * `\` would still reach another resource or none (and a 404 that says nothing), and `.` or `..`
+ * would change the path itself.
+ */
+export function pathIdProblem(value: string): string | undefined {
+  const bad = /[/?#\\]/.exec(value);
+  if (bad) return `must be a single ID, and an ID never contains "${bad[0]}"; pass the ID alone, not a path or a link`;
+  if (value === '.' || value === '..') return `must be an ID, not "${value}" (a dot segment would change the request path)`;
+  return undefined;
 }
 
 /** A string schema for an ID that goes into a request path: refused here, before any request of the call, when it cannot be one (pathIdProblem). */

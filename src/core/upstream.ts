@@ -26,7 +26,6 @@
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ConcurrencyLimiter } from './concurrency.js';
-import { pathIdProblem } from './ids.js';
 import { isRecord, jsonText } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { requestIdOf, silentLogger, type Logger } from './logger.js';
@@ -297,8 +296,6 @@ export function buildPath(template: string, params: Record<string, string | numb
       }
       const text = String(value);
       if (text.trim() === '') throw ToolError.invalidParameter(name, 'must not be empty');
-      const problem = pathIdProblem(text.trim());
-      if (problem) throw ToolError.invalidParameter(name, problem);
       try {
         return encodeURIComponent(text);
       } catch {
