@@ -14,8 +14,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/server';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import type { CanvasParam } from '../src/canvasapi/catalogue-types.js';
+import { z } from 'zod';
+import { ToolError } from '../src/core/errors.js';
 import { jsonText } from '../src/core/json.js';
 import { listTools, type AnyToolServer } from '../src/core/registry.js';
+import { parseArguments } from '../src/core/schema.js';
 import { parseJsonExact } from '../src/sandbox/canvasapi/http.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { sampleByFormat } from './support/canvas-samples.js';
@@ -258,5 +261,46 @@ describe('exact int64 JSON on both sides of the wire', () => {
     assert.equal(parsed.labelId, 3000457366756290996n);
     assert.equal(parsed.text, '3000457366756290996 "9999999999999999999"');
     assert.equal(parsed.small, 12);
+  });
+});
+
+describe('the core rule, on schemas of every shape', () => {
+  const schema = z.strictObject({
+    name: z.string(),
+    count: z.number().int().min(0).optional(),
+    ratio: z.number().optional(),
+    ids: z.array(z.number().int()).optional(),
+    window: z.strictObject({ from: z.string(), size: z.number().int().optional() }).optional(),
+    body: z.unknown().optional(),
+    flag: z.boolean().default(false),
+  });
+  const refusal = (args: unknown) => {
+    try {
+      parseArguments(schema, args);
+    } catch (error) {
+      assert.ok(error instanceof ToolError);
+      return JSON.stringify(error.toJSON());
+    }
+    assert.fail(`accepted ${JSON.stringify(args)}`);
+  };
+
+  it('null means not given at any declared depth (defaults apply); free-form JSON keeps its nulls', () => {
+    const given = { name: 'a', count: null, ratio: null, ids: null, window: { from: 'x', size: null }, body: { keep: null }, flag: null };
+    assert.deepEqual(parseArguments(schema, given), { name: 'a', window: { from: 'x' }, body: { keep: null }, flag: false });
+    assert.equal(given.count, null, 'the caller\'s object is not changed');
+  });
+
+  it('digit text is the number for integers, numbers and integer items; anything else is refused by name', () => {
+    assert.deepEqual(parseArguments(schema, { name: '7', count: ' 12 ', ratio: '0.25', ids: ['3', 4] }), { name: '7', count: 12, ratio: 0.25, ids: [3, 4], flag: false });
+    assert.match(refusal({ name: 'a', count: '1e3' }), /"parameter":"count"/);
+    assert.match(refusal({ name: 'a', count: '-1' }), /"parameter":"count","problem":"must be at least 0/);
+    assert.match(refusal({ name: 'a', ratio: 'NaN' }), /"parameter":"ratio"/);
+    assert.match(refusal({ name: 'a', ids: ['x'] }), /"parameter":"ids\[0\]"/);
+  });
+
+  it('a required parameter or field given as null is named, and so is a null item', () => {
+    assert.match(refusal({ name: null }), /"parameter":"name","problem":"must not be null \(it is required/);
+    assert.match(refusal({ name: 'a', window: { from: null } }), /"parameter":"window.from","problem":"must not be null/);
+    assert.match(refusal({ name: 'a', ids: [null] }), /"parameter":"ids\[0\]","problem":"must not be null: expected a number/);
   });
 });
