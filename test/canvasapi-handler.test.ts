@@ -77,11 +77,11 @@ describe('two-mode tools', () => {
   it('a valid body is sent as JSON to the right path', async () => {
     const { server: s, calls } = server(() => jsonResponse(201, { id: '3458764', type: 'sticky_note', data: { content: 'hi' }, parent: null }));
     const body = { data: { content: 'hi', shape: 'square' }, position: { x: 10, y: 20 } };
-    const result = await callTool(s, 'CanvasApi.AddStickyNoteToBoard', { mode: 'execute', board_id: 'uXjVO/ab=', request_body: JSON.stringify(body) });
+    const result = await callTool(s, 'CanvasApi.AddStickyNoteToBoard', { mode: 'execute', board_id: 'uXjVO+ab=', request_body: JSON.stringify(body) });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.init.method, 'POST');
-    assert.equal(calls[0]!.url.pathname, '/v2/boards/uXjVO%2Fab%3D/sticky_notes');
+    assert.equal(calls[0]!.url.pathname, '/v2/boards/uXjVO%2Bab%3D/sticky_notes');
     assert.deepEqual(bodyOf(calls[0]!.init), body);
     assert.equal(new Headers(calls[0]!.init.headers).get('authorization'), `Bearer ${TOKEN}`);
     assert.equal(result.data.parent, undefined, 'nulls are pruned');

@@ -172,7 +172,7 @@ describe('CanvasApi: every tool with only its required arguments', { skip: skipU
     if (target === 'group_item_id') return known.group;
     if (target === 'tag_id') return known.tag;
     if (target === 'boardId') return known.board;
-    if (target === 'labelId' || target === 'defaultLabelId') return param.type === 'string' ? known.label : Number(known.label);
+    if (target === 'labelId' || target === 'defaultLabelId') return known.label; // int64 label IDs go as text (19 digits do not survive as a JSON number)
     const formatted = sampleByFormat(param, known.colleague.email);
     if (formatted !== undefined) return formatted;
     switch (param.type) {

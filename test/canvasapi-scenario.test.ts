@@ -531,11 +531,11 @@ describe('CanvasApi scenario: all 139 tools through an MCP client against the sa
     const labels = orgSettings.labels as J[];
     assert.ok(labels.length >= 2);
     const [first, second] = labels as [J, J];
-    await ok('UpdateTeamBoardClassificationSettings', { organization_id: org, team_identifier: team, enable_data_classification: true, data_classification_default_label_id: Number(second.id) });
+    await ok('UpdateTeamBoardClassificationSettings', { organization_id: org, team_identifier: team, enable_data_classification: true, data_classification_default_label_id: String(second.id) });
     assert.equal(String((await ok('GetTeamBoardClassificationSettings', { organization_id: org, team_identifier: team })).defaultLabelId), String(second.id));
     const before = await ok('RetrieveBoardClassification', { organization_id: org, team_id: team, board_identifier: board });
     assert.equal(before.id, undefined, 'the scenario board starts unclassified');
-    const bulk = await ok('UpdateBoardClassification', { organization_id: org, team_identifier: team, data_classification_label_id: Number(first.id), assign_to_not_classified_only: true });
+    const bulk = await ok('UpdateBoardClassification', { organization_id: org, team_identifier: team, data_classification_label_id: String(first.id), assign_to_not_classified_only: true });
     assert.ok(bulk.numberUpdatedBoards >= 1);
     assert.equal(String((await ok('RetrieveBoardClassification', { organization_id: org, team_id: team, board_identifier: board })).id), String(first.id));
     await ok('SetBoardClassification', { organization_id: org, team_id: team, board_identifier: board, data_classification_label_id: String(second.id) });

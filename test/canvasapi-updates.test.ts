@@ -49,7 +49,7 @@ describe('CanvasApi update tools change only the given field', () => {
   const ids: Record<string, string> = {};
   let org = '';
   let team = '';
-  let label = { first: 0, second: 0 };
+  let label = { first: '', second: '' };
 
   async function ok(short: string, args: J): Promise<J> {
     const result = await callTool(server, `${P}${short}`, args);
@@ -104,7 +104,7 @@ describe('CanvasApi update tools change only the given field', () => {
 
     // Classification: two labels; the demo team gets a default label and classification on.
     const labels = (await ok('GetBoardClassificationSettings', { organization_id: org })).labels as J[];
-    label = { first: Number(labels[0].id), second: Number(labels[1].id) };
+    label = { first: String(labels[0].id), second: String(labels[1].id) }; // int64: as text
     await ok('UpdateTeamBoardClassificationSettings', { organization_id: org, team_identifier: team, enable_data_classification: true, data_classification_default_label_id: label.first });
     await ok('SetBoardClassification', { organization_id: org, team_id: team, board_identifier: b, data_classification_label_id: String(label.first) });
   });
@@ -116,7 +116,7 @@ describe('CanvasApi update tools change only the given field', () => {
   const cases: Record<string, UpdateCase> = {
     UpdateBoardClassification: {
       args: () => ({ organization_id: org, team_identifier: team, data_classification_label_id: label.second }),
-      body: () => ({ labelId: label.second }),
+      body: () => ({ labelId: Number(label.second) }), // the record parses JSON numbers as doubles
       read: () => ['RetrieveBoardClassification', { organization_id: org, team_id: team, board_identifier: b() }],
       changes: ['*'],
     },

@@ -174,12 +174,15 @@ describe('request mapping and output shaping', () => {
     assert.match(String(missing.data.message), /incident "PMISSING"/i);
   });
 
-  it('encodes path segments so an ID can never change the path', async () => {
+  it('refuses an ID that could change the path, and encodes the ones it sends', async () => {
     const result = await run('IncidentOps.GetService', { service_id: '../incidents' });
     assert.equal(result.isError, true);
-    assert.equal(result.sent.length, 1);
-    assert.equal(result.sent[0]!.path, '/services/..%2Fincidents');
-    assert.equal(result.data.kind, 'not_found');
+    assert.equal(result.sent.length, 0);
+    assert.equal(result.data.kind, 'invalid_input');
+    assert.match(JSON.stringify(result.data.issues), /service_id.*never contains \\"\/\\"/);
+    const odd = await run('IncidentOps.GetService', { service_id: 'P 1+2' });
+    assert.equal(odd.sent[0]!.path, '/services/P%201%2B2');
+    assert.equal(odd.data.kind, 'not_found');
   });
 
   it('ListLogEntries asks for the overview by default and passes time zone and teams', async () => {

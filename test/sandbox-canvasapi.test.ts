@@ -833,7 +833,7 @@ describe('CanvasApi sandbox emulator', { skip: skipUnlessReference(SPEC) }, () =
     const internal = settings.labels.find((l: J) => l.name === 'Internal');
     const teamBase = `/v2/orgs/${org}/teams/${demo.teamId}`;
     assert.equal((await api.call('GET', `${teamBase}/data-classification-settings`, 200)).defaultLabelId, internal.id);
-    const changed = await api.call('PATCH', `${teamBase}/data-classification-settings`, 200, { body: { defaultLabelId: Number(restricted.id), enabled: true } });
+    const changed = await api.call('PATCH', `${teamBase}/data-classification-settings`, 200, { body: { defaultLabelId: Number(restricted.id), enabled: true }, rawBody: `{"defaultLabelId":${restricted.id},"enabled":true}` }); // 19 digits, exact on the wire
     assert.equal(changed.defaultLabelId, restricted.id);
     await api.call('PATCH', `${teamBase}/data-classification-settings`, 400, { body: { defaultLabelId: 12345 } });
     const boards = (await api.call('GET', '/v2/boards', 200, { query: { team_id: demo.teamId, limit: 50 } })).data;
@@ -843,7 +843,7 @@ describe('CanvasApi sandbox emulator', { skip: skipUnlessReference(SPEC) }, () =
       if (!label.id) unclassified += 1;
     }
     assert.ok(unclassified > 0);
-    const bulk = await api.call('PATCH', `${teamBase}/data-classification`, 200, { body: { labelId: Number(internal.id), notClassifiedOnly: true } });
+    const bulk = await api.call('PATCH', `${teamBase}/data-classification`, 200, { body: { labelId: Number(internal.id), notClassifiedOnly: true }, rawBody: `{"labelId":${internal.id},"notClassifiedOnly":true}` });
     assert.equal(bulk.numberUpdatedBoards, unclassified);
     assert.equal((await api.call('GET', `${teamBase}/boards/${work}/data-classification`, 200)).name, 'Internal');
     assert.equal((await api.call('GET', `${teamBase}/boards/${board1}/data-classification`, 200)).name, 'Confidential', 'notClassifiedOnly leaves classified boards alone');

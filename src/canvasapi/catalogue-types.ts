@@ -77,6 +77,10 @@ export interface CanvasParam {
   requiredForExecute?: boolean;
   /** For enums: a blank value means "no filter" (the contract says so) and is treated as omitted. */
   blankMeansAll?: boolean;
+  /** For enums: values the contract lists but only the platform sets (it refuses them from callers); refused locally, the listing keeps them. */
+  setByPlatform?: readonly string[];
+  /** For integers: an int64 ID, past 2^53 (taken as digit text, sent as an exact JSON number). */
+  int64?: boolean;
 }
 
 export interface CanvasToolEntry {

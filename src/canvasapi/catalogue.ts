@@ -111,7 +111,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'From GetAccessTokenInfo' },
       { name: 'team_identifier', type: 'string', required: true, to: 'path:team_id', description: 'The team ID' },
       { name: 'assign_to_not_classified_only', type: 'boolean', required: false, to: 'body:notClassifiedOnly', description: 'true: only unlabelled boards' },
-      { name: 'data_classification_label_id', type: 'integer', required: false, to: 'body:labelId', description: 'From GetBoardClassificationSettings' },
+      { name: 'data_classification_label_id', type: 'integer', required: false, int64: true, to: 'body:labelId', description: 'From GetBoardClassificationSettings, as text' },
     ],
     success: [200],
     plan: 'enterprise',
@@ -144,7 +144,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'organization_id', type: 'string', required: true, to: 'path:org_id', description: 'From GetAccessTokenInfo' },
       { name: 'team_identifier', type: 'string', required: true, to: 'path:team_id', description: 'The team ID' },
-      { name: 'data_classification_default_label_id', type: 'integer', required: false, to: 'body:defaultLabelId', description: 'Label new boards get' },
+      { name: 'data_classification_default_label_id', type: 'integer', required: false, int64: true, to: 'body:defaultLabelId', description: 'Label new boards get, as text' },
       { name: 'enable_data_classification', type: 'boolean', required: false, to: 'body:enabled', description: 'true on, false off' },
     ],
     success: [200],
@@ -1931,7 +1931,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'board_id', type: 'string', required: false, to: 'body:boardId', description: 'Needed: board to watch' },
       { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', maxLength: 256, description: 'Needed: https URL the platform can reach' },
-      { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], description: 'disabled pauses delivery' },
+      { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], setByPlatform: ['lost_access'], description: 'disabled pauses delivery' },
     ],
     bodyNeeds: ['board_id', 'webhook_callback_url'],
     success: [201],
@@ -1949,7 +1949,7 @@ export const canvasApiCatalogue: readonly CanvasToolEntry[] = [
     params: [
       { name: 'subscription_id', type: 'string', required: true, to: 'path:subscription_id', description: 'The webhook ID' },
       { name: 'webhook_callback_url', type: 'string', required: false, to: 'body:callbackUrl', format: 'https-url', maxLength: 256, description: 'New https URL' },
-      { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], description: 'disabled pauses delivery' },
+      { name: 'webhook_status', type: 'string', required: false, to: 'body:status', enum: ['enabled', 'disabled', 'lost_access'], setByPlatform: ['lost_access'], description: 'disabled pauses delivery' },
     ],
     success: [200],
     plan: 'all',

@@ -1,6 +1,6 @@
 /** Builds each CanvasApi tool's zod input schema from its catalogue parameters. */
 import { z } from 'zod';
-import { cappedArray, cappedString, genericCap, INPUT_LIMITS, previewValue, withStringCap } from '../core/schema.js';
+import { cappedArray, cappedString, genericCap, INPUT_LIMITS, int64Id, pathId, previewValue, withStringCap } from '../core/schema.js';
 import { checkJsonText, checkJsonValue } from './body-validation.js';
 import type { CanvasFormat, CanvasParam } from './catalogue-types.js';
 
@@ -200,7 +200,14 @@ function jsonBody(): z.ZodType {
 }
 
 function enumSchema(param: CanvasParam & { enum: readonly string[] }, purpose: SchemaPurpose): z.ZodType {
-  const values = z.enum(param.enum as [string, ...string[]]);
+  let values: z.ZodType = z.enum(param.enum as [string, ...string[]]);
+  const platformOnly = param.setByPlatform ?? [];
+  if (platformOnly.length && purpose === 'validate') {
+    const settable = param.enum.filter((value) => !platformOnly.includes(value));
+    values = values.refine((value) => !platformOnly.includes(value as string), {
+      message: `${platformOnly.map((v) => `"${v}"`).join(', ')} is set by the platform itself, which refuses it from callers; set one of ${settable.map((v) => `"${v}"`).join(', ')}`,
+    });
+  }
   // A blank filter means "no filter" where the contract says so; the listing keeps the plain enum.
   if (param.blankMeansAll && purpose === 'validate') return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), values.optional());
   return values;
@@ -220,12 +227,39 @@ function boundedText(param: CanvasParam, purpose: SchemaPurpose): z.ZodString {
   return cappedString(param.to.startsWith('body') ? 'text' : 'identifier', text);
 }
 
+/** Where a board ID goes: there a link to the board is read as its ID. */
+const BOARD_ID_TARGETS: readonly string[] = ['path:board_id', 'body:boardId', 'body:boardIds', 'query:board_ids'];
+
+/** A board link as people paste it: https://miro.com/app/board/uXjVOD1J4_k=/?moveToWidget=..., any subdomain, scheme optional. */
+const BOARD_LINK = /^(?:https?:\/\/)?(?:[a-z0-9-]{1,63}\.){0,4}miro\.com\/app\/(?:board|live-embed)\/([^/?#\s]{1,200})/i;
+
+/** The board ID in a board link; any other text unchanged. */
+export function boardIdFromLink(text: string): string {
+  const match = BOARD_LINK.exec(text);
+  if (!match) return text;
+  try {
+    return decodeURIComponent(match[1] as string);
+  } catch {
+    return text; // a broken escape: left for the path rule to refuse
+  }
+}
+
+/**
+ * A string for a path, query or body field, with what the field means read in: a board link is
+ * its board ID where a board ID goes; a path ID that cannot be one is refused before anything is sent.
+ */
+function idText(param: CanvasParam, text: z.ZodType<string>): z.ZodType<string> {
+  const read = BOARD_ID_TARGETS.includes(param.to) ? text.transform(boardIdFromLink) : text;
+  return param.to.startsWith('path:') ? pathId(read) : read;
+}
+
 function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
   switch (param.type) {
     case 'boolean':
       return z.boolean();
     case 'number':
     case 'integer': {
+      if (param.int64 && purpose === 'validate') return int64Id();
       let schema = param.type === 'integer' ? z.number().int() : z.number();
       // Page sizes state their range in words, as the ones typed as text do; calls are checked either way.
       if (purpose === 'advertise' && param.to === 'query:limit') return schema;
@@ -234,7 +268,8 @@ function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
       return schema;
     }
     case 'string[]': {
-      const item = withFormat(boundedText(param, purpose), param);
+      const text = withFormat(boundedText(param, purpose), param);
+      const item = purpose === 'validate' ? idText(param, text) : text;
       // The platform's own item limit is advertised; the generic cap only guards calls.
       let schema = param.maxItems === undefined && purpose === 'validate' ? cappedArray(item) : z.array(item);
       if (param.maxItems !== undefined) schema = schema.max(param.maxItems);
@@ -244,7 +279,8 @@ function baseSchema(param: CanvasParam, purpose: SchemaPurpose): z.ZodType {
       if (param.enum) return enumSchema({ ...param, enum: param.enum }, purpose);
       if (purpose === 'validate' && param.format === 'integer-text') return integerText(param);
       if (purpose === 'validate' && param.to === 'body') return jsonBody();
-      return withFormat(boundedText(param, purpose), param);
+      const text = withFormat(boundedText(param, purpose), param);
+      return purpose === 'validate' ? idText(param, text) : text;
     }
   }
 }

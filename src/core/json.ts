@@ -1,4 +1,5 @@
 /** Small JSON helpers shared by the servers and the core. */
+import { randomUUID } from 'node:crypto';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -19,4 +20,19 @@ export function pruneEmpty<T>(value: T): T {
     out[key] = pruned;
   }
   return out as T;
+}
+
+/**
+ * JSON text of a value whose bigints (int64 IDs past 2^53) are written as exact JSON numbers:
+ * JSON.stringify throws on a bigint, and a number would lose their last digits. Each bigint is
+ * first written as a string carrying a random marker no caller's text can contain, then unquoted.
+ */
+export function jsonText(value: unknown): string {
+  let marker: string | undefined;
+  const text = JSON.stringify(value, (_key, child: unknown) => {
+    if (typeof child !== 'bigint') return child;
+    marker ??= `int64:${randomUUID()}:`;
+    return `${marker}${child.toString()}`;
+  });
+  return marker === undefined ? text : text.replace(new RegExp(`"${marker}(-?\\d+)"`, 'g'), '$1');
 }

@@ -5,7 +5,7 @@ import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
 import { styledName, type NameStyle } from './names.js';
-import { outputSchemaSaysSomething, parseArguments, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
+import { outputSchemaSaysSomething, parseArguments, SPELLING_INSTRUCTIONS, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
 import { closest } from './suggest.js';
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
@@ -63,7 +63,7 @@ export class ToolView {
       this.byName.set(tool.name, tool);
       this.byName.set(styledName(tool.name, 'underscore'), tool);
     }
-    this.instructions = [restyle(server.instructions, this.nameStyle, server.name), UNTRUSTED_INSTRUCTIONS, ...(this.selected.meta ? [metaInstructions(this)] : [])].join(' ');
+    this.instructions = [restyle(server.instructions, this.nameStyle, server.name), SPELLING_INSTRUCTIONS, UNTRUSTED_INSTRUCTIONS, ...(this.selected.meta ? [metaInstructions(this)] : [])].join(' ');
   }
 
   /** What tools/list shows, computed on first use (the first tools/list), then kept. */

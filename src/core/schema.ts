@@ -64,6 +64,50 @@ export function withStringCap<T extends z.ZodType>(schema: T, maxChars: number):
 }
 
 /**
+ * Why a value cannot be one ID in a URL path, or undefined when it can. Encoded, `/`, `?`, `#` or
+ * `\` would still reach another resource or none (and a 404 that says nothing), and `.` or `..`
+ * would change the path itself.
+ */
+export function pathIdProblem(value: string): string | undefined {
+  const bad = /[/?#\\]/.exec(value);
+  if (bad) return `must be a single ID, and an ID never contains "${bad[0]}"; pass the ID alone, not a path or a link`;
+  if (value === '.' || value === '..') return `must be an ID, not "${value}" (a dot segment would change the request path)`;
+  return undefined;
+}
+
+/** A string schema for an ID that goes into a request path: refused here, before any request of the call, when it cannot be one (pathIdProblem). */
+export function pathId<T extends z.ZodType<string>>(schema: T): T {
+  return schema.superRefine((value, ctx) => {
+    const problem = pathIdProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${problem} (got ${previewValue(value)})` });
+  }) as unknown as T;
+}
+
+/** 2^63 - 1: the largest int64. */
+const INT64_MAX = 9_223_372_036_854_775_807n;
+const INT64_TEXT = /^\s*\d{1,19}\s*$/;
+const INT64_EXAMPLE = '"3000457366756290996"';
+
+/**
+ * An int64 ID (such as a data-classification label ID): digit text, or a JSON number up to 2^53.
+ * A larger JSON number has lost its last digits before any code here sees it, so it is refused
+ * with advice to pass text. The value passed on is a bigint, which the upstream client writes
+ * into the request body as an exact JSON number (json.ts jsonText).
+ */
+export function int64Id(): z.ZodType<bigint, unknown> {
+  return withStringCap(z.unknown(), 21).transform((value, ctx) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+    if (typeof value === 'string' && INT64_TEXT.test(value) && BigInt(value.trim()) <= INT64_MAX) return BigInt(value.trim());
+    const message =
+      typeof value === 'number' && Number.isInteger(value) && value > 0
+        ? `is past 2^53, where a JSON number loses its last digits before it reaches this server (got ${value}); pass the ID as text, e.g. ${INT64_EXAMPLE}`
+        : `must be a numeric ID (at most 19 digits) as text, e.g. ${INT64_EXAMPLE} (got ${previewValue(value)})`;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  });
+}
+
+/**
  * The JSON Schema advertised for a tool's arguments: flat (no $ref/$defs, no top-level
  * combinators), additionalProperties false, defaults visible.
  */
@@ -125,7 +169,7 @@ export const MAX_LISTED_ISSUES = 10;
 export function parseArguments<S extends z.ZodObject>(schema: S, args: unknown): z.output<S> {
   const bounds = checkArgumentBounds(schema, args);
   if (bounds.length) throw ToolError.invalidInput(limitIssues(bounds));
-  const result = schema.safeParse(args ?? {}, { reportInput: true });
+  const result = schema.safeParse(readAsMeant(validationSchemaOf(schema), args ?? {}), { reportInput: true });
   if (result.success) return result.data;
   throw ToolError.invalidInput(limitIssues(describeIssues(schema, result.error.issues)));
 }
@@ -135,6 +179,65 @@ export function limitIssues(issues: InputIssue[], max = MAX_LISTED_ISSUES): Inpu
   if (issues.length <= max) return issues;
   const rest = issues.length - max;
   return [...issues.slice(0, max), { parameter: '(arguments)', problem: `${rest} more problem${rest === 1 ? '' : 's'} not listed; fix these first` }];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Harmless spellings, read as meant before validation (one rule for every tool of every server)
+// ---------------------------------------------------------------------------------------------
+
+/** What the server instructions say about these spellings (once, for every server). */
+export const SPELLING_INSTRUCTIONS = 'An optional parameter given as null counts as not given; numbers may be given as digit text ("5").';
+
+const INTEGER_TEXT = /^\s*-?\d{1,16}\s*$/;
+const DECIMAL_TEXT = /^\s*-?\d{1,16}(\.\d{1,16})?\s*$/;
+
+function schemaTypes(node: JsonSchema | undefined): readonly unknown[] {
+  const type = node?.type;
+  return Array.isArray(type) ? type : type === undefined ? [] : [type];
+}
+
+/** The number a numeric parameter's digit text means; undefined when it is not plain digits (or not exact). */
+function numberFromText(node: JsonSchema | undefined, text: string): number | undefined {
+  const types = schemaTypes(node);
+  if (types.includes('string') || !(types.includes('integer') || types.includes('number'))) return undefined;
+  const pattern = types.includes('number') ? DECIMAL_TEXT : INTEGER_TEXT;
+  if (!pattern.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)) ? value : undefined;
+}
+
+/**
+ * Arguments as the caller means them, for the schema's declared parameters (and the declared
+ * fields of object parameters; free-form JSON such as a request body is left as given):
+ * - `null` for an optional parameter means "not given" (a required one keeps its null, and zod says it is required);
+ * - digit text for an integer or number parameter is that number.
+ * The listed schemas keep the contract's types; this only forgives. Returns the value itself when
+ * nothing changes (no copy), and never mutates it.
+ */
+export function readAsMeant(node: JsonSchema, value: unknown): unknown {
+  if (typeof value === 'string') return numberFromText(node, value) ?? value;
+  if (Array.isArray(value)) {
+    const items = node.items && typeof node.items === 'object' && !Array.isArray(node.items) ? (node.items as JsonSchema) : undefined;
+    if (!items || !schemaTypes(items).some((type) => type === 'integer' || type === 'number')) return value;
+    return value.map((item) => (typeof item === 'string' ? (numberFromText(items, item) ?? item) : item));
+  }
+  if (!isPlainObject(value)) return value;
+  const objectNode = nodeFor(node, 'object');
+  const properties = objectNode?.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return value;
+  const required = new Set(Array.isArray(objectNode?.required) ? (objectNode.required as string[]) : []);
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const child = properties[key];
+    if (!child || !Object.hasOwn(properties, key)) continue; // unknown: the schema names it
+    const given = value[key];
+    const meant = given === null ? (required.has(key) || schemaTypes(child).includes('null') ? null : undefined) : readAsMeant(child, given);
+    if (meant === given) continue;
+    out ??= { ...value };
+    if (meant === undefined) delete out[key];
+    else out[key] = meant;
+  }
+  return out ?? value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -393,6 +496,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return `is required (expected ${article(issue.expected)})`;
+      if (issue.input === null) return `must not be null${typeof issue.path.at(-1) === 'string' ? ' (it is required; leave out only optional parameters)' : ''}: expected ${article(issue.expected)}`;
       return `expected ${article(issue.expected)}${got}`;
     case 'too_big': {
       const bound = String(issue.maximum);

@@ -27,7 +27,7 @@
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ConcurrencyLimiter } from './concurrency.js';
-import { isRecord } from './json.js';
+import { isRecord, jsonText } from './json.js';
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
 import { requestIdOf, silentLogger, type Logger } from './logger.js';
 import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
@@ -678,7 +678,7 @@ export class UpstreamClient {
     let body: string | undefined;
     if (req.body !== undefined) {
       try {
-        body = JSON.stringify(req.body);
+        body = jsonText(req.body); // bigints (int64 IDs) go out digit-exact
       } catch {
         throw ToolError.invalidParameter('body', 'cannot be serialised as JSON');
       }

@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { cappedArray, cappedString } from '../core/schema.js';
+import { cappedArray, cappedString, pathId } from '../core/schema.js';
 
 /** The platform refuses `offset + limit` above this (classic pagination cap). */
 export const MAX_PAGE_WINDOW = 10_000;
@@ -52,9 +52,15 @@ export function idsParam(description: string) {
     .describe(description);
 }
 
+/** An ID that goes into the request path (refused before any request when it cannot be one). */
 export function idParam(description: string) {
-  return cappedString('identifier', z.string().trim().min(1)).describe(description);
+  return pathId(cappedString('identifier', z.string().trim().min(1))).describe(description);
 }
+
+/** The platform's GET /incidents/{id} takes the incident number too; "#1121", as people write it, is that number. */
+export const incidentIdParam = pathId(
+  cappedString('identifier', z.string().trim().min(1)).transform((id) => (/^#\d+$/.test(id) ? id.slice(1) : id)),
+).describe('Incident ID, or its number (1121).');
 
 /**
  * Parses ISO 8601 (date, date-time, with or without offset); undefined when invalid. A bracketed

@@ -110,6 +110,8 @@ export interface RecordedRequest {
    * `access_token`, `refresh_token`, `token`, ...) are '[redacted]' at any depth.
    */
   body?: unknown;
+  /** A JSON body exactly as received (every digit of an int64), when it carries no secret property (else only the redacted `body`). */
+  bodyText?: string;
 }
 
 export interface RunningSandbox {
@@ -222,7 +224,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       try {
         const body = await readBody(req);
         const parsed = parseBodyForRecord(headers['content-type'], body);
-        if (parsed !== undefined) record.body = parsed;
+        if (parsed !== undefined) {
+          record.body = parsed;
+          // Nothing redacted (so no secret in it) and JSON: kept as sent.
+          if (/json/i.test(headers['content-type'] ?? '') && !JSON.stringify(parsed).includes('"[redacted]"')) record.bodyText = body.toString('utf8');
+        }
         const platform = platforms.get(prefix);
         if (!platform) {
           response = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
-import { idParam } from '../params.js';
+import { incidentIdParam } from '../params.js';
 import { recordOutput, shapeIncident } from '../shape.js';
 
 export default incidentOpsTool({
@@ -8,7 +8,7 @@ export default incidentOpsTool({
   title: 'Get an incident',
   description: 'One incident, all fields.',
   toolset: 'incidents',
-  input: z.strictObject({ incident_id: idParam('Incident ID.') }),
+  input: z.strictObject({ incident_id: incidentIdParam }),
   output: recordOutput('incident'),
   handler: async (args, { deps, signal }) => {
     const incident = await deps.api.getOne('/incidents/{id}', { id: args.incident_id }, 'incident', signal, `incident "${args.incident_id}"`);

@@ -23,6 +23,7 @@ const INT64: Rule = { kind: 'any' };
 function int64(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  if (typeof value === 'bigint' && value >= 0n && value <= 9_223_372_036_854_775_807n) return String(value);
   if (typeof value === 'string' && /^\d{1,19}$/.test(value)) return value;
   throw badRequest(`Invalid parameters: ${field} must be an integer ID, got ${JSON.stringify(value)}`);
 }

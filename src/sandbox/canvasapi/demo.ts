@@ -207,7 +207,7 @@ export function seedDemo(store: Store): DemoIds {
     ['Restricted', '#F16C7F', 'Named people only; never export', 'ONLY_WITH_AUTHORIZED_TEAM_MEMBERS', false],
   ];
   labelSpecs.forEach(([name, color, description, sharingRecommendation, isDefault], i) => {
-    store.labels.push({ id: store.ids.safeNumeric(), name, color, description, orderNumber: i + 1, sharingRecommendation, guidelineUrl: `https://intranet.${DOMAIN}/policies/data-classification#${name.toLowerCase()}`, isDefault });
+    store.labels.push({ id: store.ids.int64(), name, color, description, orderNumber: i + 1, sharingRecommendation, guidelineUrl: `https://intranet.${DOMAIN}/policies/data-classification#${name.toLowerCase()}`, isDefault });
   });
   const label = (name: string) => store.labels.find((l) => l.name === name)?.id as string;
 

@@ -3,6 +3,7 @@
  * body, query-string access with the platform's validation rules, JSON body parsing, a tiny
  * rule-based body checker and the two pagination styles (cursor and offset).
  */
+import { randomUUID } from 'node:crypto';
 import type { SandboxRequest, SandboxResponse } from '../server.js';
 
 /** One problem found in a request, reported as `field` + `message`. */
@@ -123,10 +124,31 @@ export function parseJsonBody(req: SandboxRequest, mode: BodyMode): unknown {
     }
   }
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonExact(text);
   } catch (err) {
     throw new ApiError(400, 'malformedJson', `Request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** A JSON string or a number, as tokens of JSON text (linear: the alternatives start differently). */
+const JSON_STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * JSON.parse, except that an integer past 2^53 (an int64 ID) becomes a bigint with every digit,
+ * as the platform's own parser keeps it. Such integers are first quoted with a marker no request
+ * can contain, then turned into bigints by the reviver.
+ */
+export function parseJsonExact(text: string): unknown {
+  const marker = `\\u0000int64:${randomUUID()}:`; // as JSON text: the escape of a NUL character
+  let found = false;
+  const quoted = text.replace(JSON_STRING_OR_NUMBER, (token) => {
+    if (!/^-?\d{16,}$/.test(token) || Number.isSafeInteger(Number(token))) return token;
+    found = true;
+    return `"${marker}${token}"`;
+  });
+  if (!found) return JSON.parse(text) as unknown;
+  const mark = JSON.parse(`"${marker}"`) as string;
+  return JSON.parse(quoted, (_key, value: unknown) => (typeof value === 'string' && value.startsWith(mark) ? BigInt(value.slice(mark.length)) : value)) as unknown;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -296,9 +296,9 @@ export class Ids {
     return this.unique(() => `3074457${this.rng.chars(9, '0123456789')}`);
   }
 
-  /** 16-digit numeric ID for IDs the platform also transports as JSON integers (classification labels). */
-  safeNumeric(prefix = '3000457'): string {
-    return this.unique(() => prefix + this.rng.chars(16 - prefix.length, '0123456789'));
+  /** 19-digit int64 ID, past 2^53 as the platform's are (classification labels, which requests carry as JSON integers). */
+  int64(prefix = '3000457'): string {
+    return this.unique(() => prefix + this.rng.chars(19 - prefix.length, '0123456789'));
   }
 
   uuid(): string {

@@ -456,7 +456,8 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
 
   function getIncident(ctx: RequestContext, id: string): unknown {
     const include = incidentInclude(ctx.q, INCLUDE.incident);
-    const incident = data.incidentsById.get(id);
+    // The platform answers an incident's number at the same path as its ID.
+    const incident = data.incidentsById.get(id) ?? (/^\d{1,12}$/.test(id) ? data.incidents.find((i) => String(i.number) === id) : undefined);
     if (!incident) throw notFound();
     return { incident: ctx.renderer(null).incident(incident, include, ctx.now) };
   }
