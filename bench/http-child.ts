@@ -4,6 +4,8 @@
  * Prints `READY <endpoint url>`; answers the IPC message `cpu` with process.cpuUsage().
  * The tool servers use the stored sign-in in the given credentials file (as after `toolservers
  * login`), through the same serveOverHttp as `toolservers <id> --http`; TOOLSERVERS_METRICS=true turns metrics on.
+ * BENCH_AUTH=oauth serves OAuth mode (the platform OAuth app and state key from the environment,
+ * as `serve --auth oauth` reads them); BENCH_REDIS_URL puts the shared store on that Redis.
  */
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serve.js';
@@ -30,9 +32,20 @@ async function main(): Promise<void> {
   } else {
     const entry = SERVERS.find((candidate) => candidate.id === kind);
     if (!entry) throw new Error(`no server ${kind}`);
-    const store = new FileTokenStore(credentialsFile, { logger: silentLogger });
-    const server = entry.create({ baseUrl: `${sandboxUrl}/${entry.id}` }, { logger: silentLogger, env: {}, store });
-    const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: BENCH_SERVER_KEY, mounts: [{ path: `/${entry.id}/mcp`, server }], ...(process.env.TOOLSERVERS_METRICS === 'true' ? { metrics: {} } : {}) });
+    const redisUrl = process.env.BENCH_REDIS_URL;
+    const shared = redisUrl ? await (await import('../src/core/store/redis-store.js')).RedisStore.connect({ url: redisUrl, keyPrefix: `bench-${process.pid}:` }) : undefined;
+    const input = { baseUrl: `${sandboxUrl}/${entry.id}` };
+    const metrics = process.env.TOOLSERVERS_METRICS === 'true' ? { metrics: {} } : {};
+    let http;
+    if (process.env.BENCH_AUTH === 'oauth') {
+      const { prepareOAuthMode } = await import('../src/servers/oauth-mode.js');
+      const mode = prepareOAuthMode({ entries: [entry], input, logger: silentLogger, env: process.env, single: false, ...(shared ? { store: shared } : {}) });
+      http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, auth: { kind: 'oauth', layer: mode.layer }, store: mode.store, mounts: [{ path: `/${entry.id}/mcp`, server: mode.servers[0]! }], ...metrics });
+    } else {
+      const store = new FileTokenStore(credentialsFile, { logger: silentLogger });
+      const server = entry.create(input, { logger: silentLogger, env: {}, store, ...(shared ? { shared } : {}) });
+      http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: BENCH_SERVER_KEY, mounts: [{ path: `/${entry.id}/mcp`, server }], ...(shared ? { store: shared } : {}), ...metrics });
+    }
     url = http.endpoints[0]!.url;
   }
   process.on('message', (message) => {

@@ -32,13 +32,13 @@ const SERVER_KEY = 'bench-server-key-0123456789abcdef';
 const TOKEN = 'sandbox-token';
 const PROFILE_DIR = process.env.BENCH_HTTP_PROFILE;
 
-interface Captured {
+export interface Captured {
   url: URL;
   headers: Record<string, string>;
   body: string;
 }
 
-interface Target {
+export interface Target {
   name: string;
   floorOf?: string;
   child: ChildProcess;
@@ -50,7 +50,7 @@ interface Target {
   errors: number;
 }
 
-function readLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+export function readLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   let out = '';
   return new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -62,7 +62,7 @@ function readLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-function cpuOf(child: ChildProcess): Promise<number> {
+export function cpuOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     const onMessage = (message: unknown): void => {
       const cpu = (message as { cpu?: { user: number; system: number } }).cpu;
@@ -76,7 +76,7 @@ function cpuOf(child: ChildProcess): Promise<number> {
 }
 
 /** The HTTP request the official client sends for this tool call (modern protocol revision). */
-async function capture(endpoint: string, headers: Record<string, string>, name: string, args: Record<string, unknown>): Promise<Captured> {
+export async function capture(endpoint: string, headers: Record<string, string>, name: string, args: Record<string, unknown>): Promise<Captured> {
   let captured: Captured | undefined;
   const recording = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const body = typeof init?.body === 'string' ? init.body : undefined;
@@ -99,10 +99,10 @@ async function capture(endpoint: string, headers: Record<string, string>, name: 
 // call is written onto a socket the server is closing (that race is the client's, not the server's).
 const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
 
-let firstError: string | undefined;
+export let firstError: string | undefined;
 
 /** One replayed call; true when it answered a tool result that is no error. */
-function callOnce(call: Captured): Promise<boolean> {
+export function callOnce(call: Captured): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(call.url, { method: 'POST', agent, headers: { ...call.headers, 'content-length': Buffer.byteLength(call.body).toString() } }, (res) => {
       const chunks: Buffer[] = [];
@@ -123,7 +123,7 @@ function callOnce(call: Captured): Promise<boolean> {
   });
 }
 
-async function round(target: Target, record: boolean): Promise<void> {
+export async function round(target: Target, record: boolean): Promise<void> {
   const cpuBefore = await cpuOf(target.child);
   let errors = 0;
   for (let i = 0; i < SEQ; i++) {
@@ -146,9 +146,23 @@ async function round(target: Target, record: boolean): Promise<void> {
   target.errors += errors;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Server processes leave when their IPC channel closes (so that a CPU profile gets written). */
+export async function stopChildren(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      if (child.connected) child.disconnect();
+      else child.kill();
+      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
+      if (child.exitCode === null) child.kill();
+    }),
+  );
 }
 
 export async function runHttpBench(): Promise<void> {
@@ -218,17 +232,7 @@ export async function runHttpBench(): Promise<void> {
     if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}; the first: ${firstError}`);
   } finally {
     agent.destroy();
-    // Server processes leave when their IPC channel closes (so that a CPU profile gets written).
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null) return;
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        if (child.connected) child.disconnect();
-        else child.kill();
-        await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 3000).unref())]);
-        if (child.exitCode === null) child.kill();
-      }),
-    );
+    await stopChildren(children);
     rmSync(dir, { recursive: true, force: true });
   }
 }

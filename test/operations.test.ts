@@ -176,6 +176,21 @@ describe('/health and /ready', () => {
     }
   });
 
+  it('in key mode stays ready while the store is down (every call is served without it), reporting it as degraded', async () => {
+    let storeUp = false;
+    const store: SharedStore = Object.assign(new MemoryStore(), { kind: 'redis', ping: async () => storeUp });
+    const http = await serving({ store });
+    try {
+      const degraded = await send(`${http.url}/ready`);
+      assert.equal(degraded.status, 200);
+      assert.deepEqual(JSON.parse(degraded.body), { status: 'degraded', reasons: ['store (redis): not available'] });
+      storeUp = true;
+      assert.deepEqual(JSON.parse((await send(`${http.url}/ready`)).body), { status: 'ready' });
+    } finally {
+      await http.close();
+    }
+  });
+
   it('counts a readiness check that never answers as not ready', async () => {
     const http = await serving({ readinessChecks: [{ name: 'stuck dependency', check: () => new Promise<boolean>(() => undefined) }] });
     try {

@@ -94,6 +94,22 @@ function contract(name: string, open: () => Promise<SharedStore>, skip: string |
       assert.equal(await s.get('lease'), 'second');
     });
 
+    it('extendIfHeld and deleteIfHeld act only for the value that holds the key', async () => {
+      const s = await store();
+      assert.equal(await s.setIfAbsent('claim', 'owner-a', 60), true);
+      assert.equal(await s.extendIfHeld('claim', 'owner-b', 10_000), false, 'another owner cannot extend it');
+      assert.equal(await s.extendIfHeld('claim', 'owner-a', 10_000), true);
+      await sleep(150);
+      assert.equal(await s.get('claim'), 'owner-a', 'the extension outlived the first TTL');
+      assert.equal(await s.deleteIfHeld('claim', 'owner-b'), false, 'another owner cannot free it');
+      assert.equal(await s.get('claim'), 'owner-a');
+      assert.equal(await s.deleteIfHeld('claim', 'owner-a'), true);
+      assert.equal(await s.get('claim'), undefined);
+      assert.equal(await s.extendIfHeld('claim', 'owner-a', 10_000), false, 'nothing to extend once gone');
+      assert.equal(await s.get('claim'), undefined);
+      assert.equal(await s.deleteIfHeld('claim', 'owner-a'), false);
+    });
+
     it('take: of many concurrent takers exactly one gets the value, and it is gone afterwards', async () => {
       const s = await store();
       await s.set('code', 'one-time');

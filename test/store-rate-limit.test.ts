@@ -170,6 +170,22 @@ function suite(name: string, replicaStores: () => Promise<ReplicaStores>, skip?:
       await rejectsAsRateLimited(alone.request({ method: 'GET', path: '/x' }), true);
       await broken.close();
     });
+
+    it('a store that refuses writes (full, read-only) still carries the hold to the other replica', async () => {
+      await fresh();
+      const refuse = async () => {
+        throw new Error('OOM command not allowed when used memory > maxmemory');
+      };
+      const [first, second] = [client(Object.assign(Object.create(a) as SharedStore, { raiseTo: refuse }), platform), client(b, platform)];
+      await second.request({ method: 'GET', path: '/ok' });
+      platform.limited = true;
+      await rejectsAsRateLimited(first.request({ method: 'GET', path: '/items' }), false);
+      platform.limited = false;
+      await heard(b, platform);
+      const sent = platform.received.length;
+      await rejectsAsRateLimited(second.request({ method: 'GET', path: '/items' }), true);
+      assert.equal(platform.received.length, sent, 'the held replica sent nothing');
+    });
   });
 }
 

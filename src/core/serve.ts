@@ -167,7 +167,9 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   };
 
   const cors = corsPolicy(origins);
-  const probe = probes([...(options.store ? [storeReadiness(options.store)] : []), ...(options.readinessChecks ?? [])]);
+  // OAuth mode cannot sign anyone in or refresh a token without writing to the store; key mode serves every call without it.
+  const storeCheck = options.store ? [storeReadiness(options.store, oauth ? { needsWrites: true } : { optional: true })] : [];
+  const probe = probes([...storeCheck, ...(options.readinessChecks ?? [])]);
   const metrics = options.metrics ? await import('./metrics.js').then((module) => ({ module, running: module.startMetrics(), key: options.metrics?.key })) : undefined;
 
   /**

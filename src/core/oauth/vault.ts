@@ -73,14 +73,19 @@ export class TokenVault {
 
   /**
    * Takes the one renewal of this user's platform token across replicas (rotating refresh tokens
-   * allow one use); true when taken. It frees itself after `ttlMs` if its holder dies.
+   * allow one use); true when taken. It frees itself after `ttlMs` unless its holder extends it.
    */
   async claimRenewal(userKey: string, owner: string, ttlMs: number): Promise<boolean> {
     return this.store.setIfAbsent(RENEWAL_LOCK_PREFIX + userKey, owner, ttlMs);
   }
 
-  /** Frees the renewal if `owner` still holds it (past its TTL another replica may have taken it). */
+  /** Keeps `owner`'s claim alive for another `ttlMs`; false when it lapsed (another replica may hold it now). */
+  async extendRenewal(userKey: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.store.extendIfHeld(RENEWAL_LOCK_PREFIX + userKey, owner, ttlMs);
+  }
+
+  /** Frees the renewal if `owner` still holds it, in one step (never another replica's claim). */
   async releaseRenewal(userKey: string, owner: string): Promise<void> {
-    if ((await this.store.get(RENEWAL_LOCK_PREFIX + userKey)) === owner) await this.store.delete(RENEWAL_LOCK_PREFIX + userKey);
+    await this.store.deleteIfHeld(RENEWAL_LOCK_PREFIX + userKey, owner);
   }
 }

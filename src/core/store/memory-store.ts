@@ -65,6 +65,19 @@ export class MemoryStore implements SharedStore {
     for (const key of keys) this.entries.delete(key);
   }
 
+  async extendIfHeld(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry?.value !== value) return false;
+    entry.expiresAt = this.expiry(ttlMs);
+    return true;
+  }
+
+  async deleteIfHeld(key: string, value: string): Promise<boolean> {
+    if (this.live(key)?.value !== value) return false;
+    this.entries.delete(key);
+    return true;
+  }
+
   async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {
     const entry = this.live(key);
     const set = entry && entry.value instanceof Set ? entry.value : new Set<string>();

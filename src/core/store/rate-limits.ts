@@ -108,11 +108,17 @@ class RateLimitBoard {
 
   async raise(key: string, until: number): Promise<void> {
     this.remember(key, until);
+    const ttlMs = until - this.now() + 1000;
+    if (ttlMs <= 0) return;
+    // A store that refuses writes (full, read-only) may still deliver messages: the hold is published either way.
+    let shared = until;
     try {
-      const ttlMs = until - this.now() + 1000;
-      if (ttlMs <= 0) return;
-      const result = await this.store.raiseTo(key, until, ttlMs);
-      await this.store.publish(CHANNEL, JSON.stringify({ key, until: result } satisfies HoldMessage));
+      shared = await this.store.raiseTo(key, until, ttlMs);
+    } catch (error) {
+      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not store a rate-limit hold; publishing it anyway');
+    }
+    try {
+      await this.store.publish(CHANNEL, JSON.stringify({ key, until: shared } satisfies HoldMessage));
     } catch (error) {
       this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not share a rate-limit hold with the other replicas');
     }

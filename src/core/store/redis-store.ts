@@ -44,8 +44,18 @@ const INCREMENT_SCRIPT = `local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+/** Resets the TTL (ARGV[2] ms) only while the key holds ARGV[1]; 1 when it did. */
+const EXTEND_IF_HELD_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+/** Deletes the key only while it holds ARGV[1]; 1 when it did. */
+const DELETE_IF_HELD_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
 interface ScriptedRedis extends Redis {
   takeValue(key: string): Promise<string | null>;
+  extendIfHeld(key: string, value: string, ttl: string): Promise<number>;
+  deleteIfHeld(key: string, value: string): Promise<number>;
   raiseNumber(key: string, value: string, ttl: string): Promise<string>;
   incrementCounter(key: string, ttl: string): Promise<number>;
 }
@@ -114,6 +124,8 @@ export class RedisStore implements SharedStore {
     this.client.defineCommand('takeValue', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.client.defineCommand('raiseNumber', { numberOfKeys: 1, lua: RAISE_SCRIPT });
     this.client.defineCommand('incrementCounter', { numberOfKeys: 1, lua: INCREMENT_SCRIPT });
+    this.client.defineCommand('extendIfHeld', { numberOfKeys: 1, lua: EXTEND_IF_HELD_SCRIPT });
+    this.client.defineCommand('deleteIfHeld', { numberOfKeys: 1, lua: DELETE_IF_HELD_SCRIPT });
     this.watch(this.client, 'commands');
   }
 
@@ -189,6 +201,14 @@ export class RedisStore implements SharedStore {
   async delete(...keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.run('delete values', () => this.client.del(...keys.map((key) => this.key(key))));
+  }
+
+  async extendIfHeld(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.run('extend a claim', () => this.client.extendIfHeld(this.key(key), value, String(ttlArgument(ttlMs))))) === 1;
+  }
+
+  async deleteIfHeld(key: string, value: string): Promise<boolean> {
+    return (await this.run('free a claim', () => this.client.deleteIfHeld(this.key(key), value))) === 1;
   }
 
   async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {

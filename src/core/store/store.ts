@@ -16,6 +16,10 @@ export interface SharedStore {
   /** Reads and deletes in one step: of two concurrent takers only one gets the value (codes, one-time tokens). */
   take(key: string): Promise<string | undefined>;
   delete(...keys: string[]): Promise<void>;
+  /** Resets the TTL of `key` only while it still holds `value` (a claim's owner keeps it alive); true when it did. */
+  extendIfHeld(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Deletes `key` only while it still holds `value` (a claim's owner frees it, never another's); true when it did. */
+  deleteIfHeld(key: string, value: string): Promise<boolean>;
   /** Adds a member to the set at `key`; `ttlMs` (re)sets the whole set's expiry. */
   addToSet(key: string, member: string, ttlMs?: number): Promise<void>;
   setMembers(key: string): Promise<string[]>;
