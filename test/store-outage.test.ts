@@ -15,6 +15,7 @@
  * Skipped, saying why, only when redis-server or nginx is not installed.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -287,10 +288,14 @@ class TokenRelay {
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/token`;
   }
 
-  /** Resolves once `step` has run, after the platform granted the next refresh. */
-  afterNextRenewal(step: () => Promise<void>): Promise<void> {
+  /** Resolves once `step` has run, after the platform granted the next refresh; fails when no renewal comes within `limitMs`. */
+  afterNextRenewal(step: () => Promise<void>, limitMs = RECOVERY_LIMIT_MS): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.onRenewed = () => step().then(resolve, reject);
+      const timer = setTimeout(() => {
+        this.onRenewed = undefined;
+        reject(new Error(`no platform token renewal within ${limitMs} ms`));
+      }, limitMs);
+      this.onRenewed = () => step().then(resolve, reject).finally(() => clearTimeout(timer));
     });
   }
 
@@ -439,23 +444,27 @@ describe('OAuth mode: Redis killed, stalled, paused for writes and filled under 
     });
   }
 
-  /** While the store is failing: an MCP call, a refresh and a registration through nginx, each a clear 503; reasons for any that is not. */
+  /**
+   * While the store is failing, through nginx: an MCP call with a token no replica has seen, a
+   * refresh and a registration are each a clear 503 (only the store can tell whether such a token
+   * is valid); a user's own call is a success (a replica may know the token already) or a clear
+   * "unavailable". Returns what was wrong.
+   */
   async function outageAnswers(): Promise<string[]> {
     const [user] = users;
-    const [call, token, registration] = await Promise.all([
+    const [unknown, own, token, registration] = await Promise.all([
+      // Shaped like the server's opaque access tokens.
+      mcpCall(endpoint(), randomBytes(32).toString('base64url'), 'IncidentOps.WhoAmI'),
       mcpCall(endpoint(), String(user!.provider.savedTokens.access_token), 'IncidentOps.WhoAmI'),
-      // A refresh token the store cannot look up: only the store knows it is not real.
-      refresh(user!.provider, 'unknown-refresh-token-the-store-must-look-up'),
+      refresh(user!.provider, randomBytes(32).toString('base64url')),
       register(),
     ]);
-    const problems: string[] = [];
-    const callProblem = unacceptableWhoAmI(call, user!.id);
-    if (callProblem || succeeded(call)) problems.push(`MCP call: ${callProblem ?? 'succeeded although it needs the store'}`);
-    const tokenProblem = notClearlyUnavailable(token);
-    if (tokenProblem) problems.push(`/oauth/token: ${tokenProblem}`);
-    const registrationProblem = notClearlyUnavailable(registration);
-    if (registrationProblem) problems.push(`/oauth/reg: ${registrationProblem}`);
-    return problems;
+    const findings = new Findings();
+    findings.expect('MCP call with a token the store must look up', notClearlyUnavailable(unknown));
+    findings.expect("a user's MCP call", unacceptableWhoAmI(own, user!.id));
+    findings.expect('/oauth/token', notClearlyUnavailable(token));
+    findings.expect('/oauth/reg', notClearlyUnavailable(registration));
+    return findings.list;
   }
 
   async function fill(): Promise<void> {
