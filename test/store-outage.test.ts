@@ -10,7 +10,8 @@
  * to sign in again; calls work again within seconds of Redis returning; and `/ready` is 503 while
  * Redis stalls or refuses writes, 200 after.
  * Key mode shows: `/ready` stays 200 (`degraded`) while Redis is down or stalled, and every call is
- * served.
+ * served. And nginx, configured as docs/replicas.md shows, passes a replica's 503 and Retry-After
+ * on without taking the replica out of rotation.
  *
  * Skipped, saying why, only when redis-server or nginx is not installed.
  */
