@@ -299,6 +299,7 @@ describe('deploy/nginx.conf', () => {
     const nextUpstream = directives('proxy_next_upstream');
     assert.equal(nextUpstream.length, 1);
     assert.doesNotMatch(nextUpstream[0]!, /non_idempotent/, 'a POST that reached a replica is never sent to another');
+    assert.doesNotMatch(nextUpstream[0]!, /http_503/, "a replica's 503 (shared store down, with Retry-After) reaches the client and does not take the replica out of rotation");
     assert.match(directives('proxy_next_upstream_tries')[0] ?? '', /^[12]$/, 'at most one retry');
   });
 

@@ -9,7 +9,7 @@
  * `--auth oauth --public-url <nginx url>` and a shared TOOLSERVERS_STATE_KEY.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -98,24 +98,56 @@ function collect(child: ChildProcess): () => string {
 export interface RunningRedis {
   url: string;
   port: number;
+  /** Ends it at once (SIGKILL), as a crash does: clients see connections reset, then refused. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port, with what it had persisted (`keepData`, AOF) or empty. */
+  restart(options: { keepData: boolean }): Promise<void>;
+  /** Stops it (SIGSTOP): connections stay open and nothing answers, as with a stalled host. */
+  pause(): void;
+  /** Continues after `pause()` (SIGCONT). */
+  resume(): void;
+  /** One command on a fresh connection (e.g. `CLIENT PAUSE 3000 WRITE`); resolves with Redis's answer in RESP. */
+  command(...args: string[]): Promise<string>;
   close(): Promise<void>;
 }
 
-/** A throwaway redis-server on a free loopback port: no persistence, no config file. */
-export async function startRedis(): Promise<RunningRedis> {
+/** RESP, the wire form of a command. */
+function respCommand(args: string[]): string {
+  return `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
+}
+
+/**
+ * A throwaway redis-server on a free loopback port, no config file. No persistence unless
+ * `appendOnly`: then every write is in the AOF (fsync always) before it is answered, so a kill
+ * loses nothing that was acknowledged.
+ */
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RunningRedis> {
   const binary = findExecutable('redis-server');
   if (!binary) throw new Error(missingPrograms('redis-server'));
   const dir = mkdtempSync(path.join(tmpdir(), 'toolservers-redis-'));
   const port = await freePort();
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = collect(child);
-  await waitFor('redis-server', async () => (await exchange(port, 'PING\r\n')).startsWith('+PONG'), child, output);
+  const persistence = options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  let child: ChildProcess;
+  const launch = async () => {
+    child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, '--loglevel', 'warning'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = collect(child);
+    await waitFor('redis-server', async () => (await exchange(port, 'PING\r\n')).startsWith('+PONG'), child, output);
+  };
+  await launch();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    kill: () => stopProcess(child, 'SIGKILL'),
+    restart: async ({ keepData }) => {
+      await stopProcess(child, 'SIGKILL');
+      if (!keepData) for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+      await launch();
+    },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
+    command: (...args) => exchange(port, respCommand(args)),
     close: async () => {
+      child.kill('SIGCONT');
       await stopProcess(child);
       rmSync(dir, { recursive: true, force: true });
     },
@@ -173,7 +205,7 @@ ${options.upstreams.map((address) => `    server ${address} max_fails=1 fail_tim
       proxy_read_timeout 120s;
       # Another replica only where that cannot do anything twice: nginx never resends a POST
       # (every MCP message) once it reached a replica, only when the connection failed first.
-      proxy_next_upstream error timeout http_502 http_503 http_504;
+      proxy_next_upstream error timeout http_502 http_504;
       proxy_next_upstream_tries 2;
     }
   }
@@ -256,6 +288,8 @@ export interface ReplicaSetOptions {
   env: Record<string, string>;
   /** Extra arguments per replica, knowing the public URL (nginx) and Redis. */
   args?: (context: { index: number; publicUrl: string; redisUrl: string }) => string[];
+  /** How Redis runs (see `startRedis`). */
+  redis?: { appendOnly?: boolean };
 }
 
 export interface ReplicaSet {
@@ -278,7 +312,7 @@ export async function startReplicaSet(options: ReplicaSetOptions): Promise<Repli
     rmSync(home, { recursive: true, force: true });
   };
   try {
-    const redis = await startRedis();
+    const redis = await startRedis(options.redis);
     started.push(redis);
     const nginxPort = await freePort();
     const publicUrl = `http://127.0.0.1:${nginxPort}`;
