@@ -154,7 +154,9 @@ describe('OAuth mode with mcp-remote', { skip }, () => {
     const stored = JSON.parse(readFileSync(path.join(dir, tokensFile), 'utf8')) as { access_token: string; refresh_token?: string };
     assert.ok(stored.refresh_token, 'the server issued a refresh token to mcp-remote');
     // As if it expired: the server no longer knows the access token.
-    await server.store.delete(server.records.key('AccessToken', stored.access_token));
+    const tokenKey = server.records.key('AccessToken', stored.access_token);
+    await server.store.delete(tokenKey);
+    await server.announceChanged(tokenKey);
     const before_ = steps().length;
     const { client } = await connect(other.email);
     try {

@@ -71,6 +71,7 @@ describe('OAuth mode when the store fails under a signed-in user', () => {
   let failing: FailingStore;
   let http: RunningHttpServer;
   let client: Client;
+  let provider: MemoryOAuthProvider;
   let vault: TokenVault;
   const stateKey = generateStateKey();
   const userKey = `incidentops:${DEMO_USER_ID}`;
@@ -81,7 +82,8 @@ describe('OAuth mode when the store fails under a signed-in user', () => {
     failing = new FailingStore();
     const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger: silentLogger, sandbox, env: { [STATE_KEY_ENV]: stateKey }, single: false, store: failing.store });
     http = await serveOverHttp({ host: '127.0.0.1', port: 0, mounts: mode.servers.map((server) => ({ path: `/${server.id}/mcp`, server })), logger: silentLogger, auth: { kind: 'oauth', layer: mode.layer }, store: failing.store });
-    client = await connectWithOAuth(`${http.url}/incidentops/mcp`, new MemoryOAuthProvider('demo.user@example.com'));
+    provider = new MemoryOAuthProvider('demo.user@example.com');
+    client = await connectWithOAuth(`${http.url}/incidentops/mcp`, provider);
     vault = new TokenVault(failing.store, stateKeyFrom(stateKey));
   });
 
@@ -100,8 +102,29 @@ describe('OAuth mode when the store fails under a signed-in user', () => {
     return stored;
   }
 
-  it('says the sign-in store is unavailable, naming no host, when the signed-in user\'s token cannot be read', async () => {
+  it('answers an MCP request 503 temporarily_unavailable with Retry-After when the sign-in store cannot be read, naming no host', async () => {
+    await storedExpiringAt(Date.now() + 3_600_000);
     failing.failReads = VAULT_KEYS;
+    try {
+      const response = await fetch(`${http.url}/incidentops/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${String(provider.savedTokens.access_token)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('retry-after'), '2');
+      const text = await response.text();
+      assert.equal((JSON.parse(text) as Json).error, 'temporarily_unavailable');
+      assert.doesNotMatch(text, /10\.9\.8\.7|redis:\/\//);
+    } finally {
+      failing.heal();
+    }
+    assert.equal(((await callJson(client, 'IncidentOps.WhoAmI')).data.user as Json).id, DEMO_USER_ID, 'calls work again once the store answers');
+  });
+
+  it('says in the tool result that the sign-in store is unavailable, naming no host, when an expired token cannot be renewed for it', async () => {
+    await storedExpiringAt(Date.now() - 1000);
+    failing.failWrites = RENEWAL_KEYS;
     try {
       const result = await callJson(client, 'IncidentOps.WhoAmI');
       assert.equal(result.isError, true);
@@ -109,8 +132,7 @@ describe('OAuth mode when the store fails under a signed-in user', () => {
       assert.equal(error.kind, 'unavailable');
       assert.match(String(error.message), /sign-in store is not answering/);
       assert.match(String(error.next_step), /still signed in/);
-      const text = JSON.stringify(result.data);
-      assert.doesNotMatch(text, /10\.9\.8\.7|redis:\/\/|nobody has signed in|sign in again/i);
+      assert.doesNotMatch(JSON.stringify(result.data), /10\.9\.8\.7|redis:\/\/|nobody has signed in|sign in again/i);
     } finally {
       failing.heal();
     }

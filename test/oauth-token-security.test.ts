@@ -26,6 +26,7 @@ import type { SharedStore } from '../src/core/store/store.js';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
 import { prepareOAuthMode } from '../src/servers/oauth-mode.js';
+import { RECORDS_GONE_CHANNEL } from '../src/core/oauth/record-cache.js';
 import { startTestSandbox } from './support/harness.js';
 import { CLIENT_REDIRECT, HttpBrowser, MemoryOAuthProvider } from './support/oauth-client.js';
 
@@ -183,6 +184,8 @@ describe('OAuth mode: tokens in the store', () => {
     const victimRecord = (await Promise.all(victimTokenKeys.map((key) => recorded.store.get(key)))).filter((value): value is string => value !== undefined);
     assert.ok(victimRecord.length > 0, 'the victim\'s token record is in the store');
     await recorded.store.set(attackerTokenKeys[0] as string, victimRecord.at(-1) as string);
+    // A replica that remembers the token reads it again once told it changed (anyone who can write to Redis can tell it): the moved record is refused.
+    await recorded.store.publish(RECORDS_GONE_CHANNEL, attackerTokenKeys[0] as string);
     const moved = await mcpStatus(server.endpoint, `Bearer ${attacker.accessToken}`);
     assert.equal(moved.status, 401, 'a record moved to another key is refused');
     // The refusal is logged, naming the key and not the record.

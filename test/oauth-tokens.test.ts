@@ -58,6 +58,7 @@ describe('OAuth mode tokens', () => {
     const record = await server.records.get(key);
     assert.ok(record, 'the token is stored under the HMAC of its value');
     await server.records.set(key, { ...record, exp: Math.floor(Date.now() / 1000) - 5 });
+    await server.announceChanged(key);
     const expired = await mcpStatus(server.endpoint('incidentops'), token);
     assert.equal(expired.status, 401);
     assert.match(expired.challenge, /scope="mcp:tools"/);

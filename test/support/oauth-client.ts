@@ -14,6 +14,7 @@ import { generateStateKey, STATE_KEY_ENV, stateKeyFrom } from '../../src/core/st
 import type { SharedStore } from '../../src/core/store/store.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { SERVERS } from '../../src/servers.js';
+import { RECORDS_GONE_CHANNEL } from '../../src/core/oauth/record-cache.js';
 import { prepareOAuthMode } from '../../src/servers/oauth-mode.js';
 
 /** Where the test client says it receives the code; never contacted (the browser stops there). */
@@ -148,6 +149,8 @@ export interface OAuthTestServer {
   /** oidc-provider's records as the server names and seals them (its state key). */
   records: OAuthRecords;
   endpoint(server: 'incidentops' | 'canvasapi', variant?: string): string;
+  /** Announces records changed behind the server's back (a test edits the store), as revocation does: replicas forget what they remembered. */
+  announceChanged(...keys: string[]): Promise<void>;
   /** Stops the server; the store too unless `keepStore`. */
   close(options?: { keepStore?: boolean }): Promise<void>;
 }
@@ -186,6 +189,7 @@ export async function startOAuthServer(sandbox: RunningSandbox, options: OAuthTe
     store: mode.store,
     records: oauthRecords(mode.store, recordKeysFor(stateKeyFrom(stateKey).bytes), silentLogger),
     endpoint: (server, variant) => `${http.url}/${server}${variant ? `/${variant}` : ''}/mcp`,
+    announceChanged: (...keys) => mode.store.publish(RECORDS_GONE_CHANNEL, keys.join('\n')),
     close: async ({ keepStore = false } = {}) => {
       await http.close();
       if (!keepStore) await mode.store.close();

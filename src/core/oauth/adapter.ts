@@ -13,11 +13,12 @@
  * ones it fetches itself (with its SSRF protection). Any other http client_id is refused here
  * with an error that says so (oidc-provider would only say "client is invalid").
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { errors as providerErrors } from 'oidc-provider';
 import type { Logger } from '../logger.js';
 import { decryptValue, encryptValue, SealedValueError, type StateKey } from '../store/sealed.js';
 import type { SharedStore } from '../store/store.js';
+import { RecordCache } from './record-cache.js';
 
 /** What oidc-provider stores per artefact (only the fields read here are named). */
 export interface AdapterPayload {
@@ -39,6 +40,16 @@ export interface Adapter {
   destroy(id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;
 }
+
+/** Models a bearer check reads on every MCP request: they only appear and disappear, so replicas remember them (record-cache.ts). */
+const REMEMBERED_MODELS = new Set(['AccessToken', 'Grant']);
+/**
+ * A use of a code or refresh token claimed this long ago whose tokens were never stored was cut
+ * off by the store (its command timeout is 2 s): a second use is that attempt's retry, not a theft.
+ */
+const UNFINISHED_USE_MS = 2_000;
+/** Uses claimed in this process, by grant, until their tokens are stored. */
+const MAX_UNFINISHED_USES = 1_000;
 
 /** Long enough for any artefact of a grant (the grant's own lifetime bounds them all). */
 const GRANT_SET_TTL_MS = 31 * 24 * 3600_000;
@@ -123,11 +134,25 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions):
     const client = await records.get(key);
     if (client !== undefined) await records.set(key, client, keptUntil - Date.now() + CLIENT_KEEP_MARGIN_MS);
   };
-  /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes). */
+  const remembered = new RecordCache<AdapterPayload>(store, options.logger);
+  remembered.listen();
+  /** Every code and token of a grant, and the grant itself (what oidc-provider's own revoke removes), on every replica. */
   const revokeGrant = async (grantId: string): Promise<void> => {
     const setKey = grantSetKey(grantId);
     const members = await store.setMembers(setKey);
-    await store.delete(...members, setKey, records.key('Grant', grantId));
+    const grantKey = records.key('Grant', grantId);
+    await store.delete(...members, setKey, grantKey);
+    await remembered.gone([...members, grantKey]);
+  };
+  /** A code or refresh token whose use is claimed, by grant, until the tokens it pays for are stored. */
+  const unfinishedUses = new Map<string, { key: string; usedKey: string; payload: AdapterPayload; ttlMs: number | undefined }>();
+  /** The tokens of a claimed use are stored: the use is final (a second one is a theft, and ends the grant). */
+  const finishUse = async (grantId: string): Promise<void> => {
+    const use = unfinishedUses.get(grantId);
+    if (!use) return;
+    unfinishedUses.delete(grantId);
+    await store.set(use.usedKey, 'done', use.ttlMs ?? GRANT_SET_TTL_MS);
+    await records.set(use.key, { ...use.payload, consumed: Math.floor(Date.now() / 1000) }, use.ttlMs);
   };
   /** A code or refresh token used for a resource it was not granted: refused before it is used up, so a retry for the right one still works. */
   const checkRequestedResources = (payload: AdapterPayload): void => {
@@ -152,15 +177,26 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions):
       const key = this.key(id);
       const ttl = expiresIn > 0 ? expiresIn * 1000 : this.name === 'Client' ? options.unusedClientTtlMs : undefined;
       await records.set(key, payload, ttl);
+      // A changed grant must not be served from another replica's memory.
+      if (this.name === 'Grant') await remembered.gone([key]);
       if (this.name === 'Grant' && typeof payload.clientId === 'string' && ttl !== undefined) await keepClient(payload.clientId, ttl);
       if (payload.grantId) await store.addToSet(grantSetKey(payload.grantId), key, GRANT_SET_TTL_MS);
       if (payload.userCode) await records.set(records.key(`${this.name}:user-code`, payload.userCode), { id }, ttl);
       if (payload.uid && this.name === 'Session') await records.set(records.key(`${this.name}:uid`, payload.uid), { id }, ttl);
+      // The access token is the last thing a code or refresh token pays for.
+      if (this.name === 'AccessToken' && payload.grantId) await finishUse(payload.grantId);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const found = await records.get(this.key(id));
-      if (found !== undefined) return found;
+      const key = this.key(id);
+      const remembers = REMEMBERED_MODELS.has(this.name);
+      const known = remembers ? remembered.get(key) : undefined;
+      if (known) return structuredClone(known);
+      const found = await records.get(key);
+      if (found !== undefined) {
+        if (remembers) remembered.set(key, structuredClone(found), typeof found.exp === 'number' ? found.exp * 1000 : undefined);
+        return found;
+      }
       if (this.name === 'Client' && /^http:/i.test(id)) {
         if (options.allowHttpClientIds && isLoopbackHttpClientId(id)) return this.fetchLoopbackDocument(id);
         throw new providerErrors.InvalidClient(`a client_id that is a URL (Client ID Metadata Document) must be an https URL${options.allowHttpClientIds ? ' (http only on 127.0.0.1, localhost or [::1], with a path)' : ''}`);
@@ -180,32 +216,46 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions):
      * Marks a code or refresh token used. oidc-provider checks `consumed` before it calls this, so
      * two replicas redeeming one value at the same moment would both pass that check: the use is
      * claimed here atomically, and the loser gets invalid_grant with the whole grant revoked, as
-     * for any reuse.
+     * for any reuse. The use counts as made only once its tokens are stored (upsert of the access
+     * token): a request the store cut off half-way leaves a claim whose retry, once that request
+     * has certainly failed, takes the use over instead of being treated as a theft.
      */
     async consume(id: string): Promise<void> {
       const key = this.key(id);
       const payload = await records.get(key);
       if (payload === undefined) return;
       checkRequestedResources(payload);
-      const left = typeof payload.exp === 'number' ? Math.max(1, payload.exp * 1000 - Date.now()) : undefined;
+      const ttlMs = typeof payload.exp === 'number' ? Math.max(1, payload.exp * 1000 - Date.now()) : undefined;
       const usedKey = `${key}:used`;
-      if (!(await store.setIfAbsent(usedKey, '1', left ?? GRANT_SET_TTL_MS))) {
-        if (payload.grantId) await revokeGrant(payload.grantId);
-        throw options.alreadyUsed?.(this.name) ?? new Error(`${this.name} already used`);
+      const claim = `claimed:${Date.now()}:${randomUUID()}`;
+      if (!(await store.setIfAbsent(usedKey, claim, ttlMs ?? GRANT_SET_TTL_MS))) {
+        const mark = await store.get(usedKey);
+        const claimedAt = Number(/^claimed:(\d+):/.exec(mark ?? '')?.[1] ?? Number.NaN);
+        const cutOff = Date.now() - claimedAt > UNFINISHED_USE_MS;
+        if (!(cutOff && mark !== undefined && (await store.deleteIfHeld(usedKey, mark)) && (await store.setIfAbsent(usedKey, claim, ttlMs ?? GRANT_SET_TTL_MS)))) {
+          if (payload.grantId) await revokeGrant(payload.grantId);
+          throw options.alreadyUsed?.(this.name) ?? new Error(`${this.name} already used`);
+        }
+        options.logger.info({ model: this.name }, 'a use cut off by the store is retried: taken over, not treated as reuse');
       }
-      if (payload.grantId) await store.addToSet(grantSetKey(payload.grantId), usedKey, GRANT_SET_TTL_MS);
-      payload.consumed = Math.floor(Date.now() / 1000);
-      await records.set(key, payload, left);
+      if (payload.grantId) {
+        await store.addToSet(grantSetKey(payload.grantId), usedKey, GRANT_SET_TTL_MS);
+        if (unfinishedUses.size >= MAX_UNFINISHED_USES) unfinishedUses.delete(unfinishedUses.keys().next().value as string);
+        unfinishedUses.set(payload.grantId, { key, usedKey, payload, ttlMs });
+      }
     }
 
     async destroy(id: string): Promise<void> {
-      await store.delete(this.key(id));
+      const key = this.key(id);
+      await store.delete(key);
+      if (REMEMBERED_MODELS.has(this.name)) await remembered.gone([key]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       const setKey = grantSetKey(grantId);
       const members = await store.setMembers(setKey);
       await store.delete(...members, setKey);
+      await remembered.gone(members);
     }
 
     /** A client ID metadata document on loopback http (dev flag only): fetched, checked, cached briefly. */

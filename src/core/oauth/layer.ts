@@ -20,7 +20,7 @@ import type { PlatformAuth } from '../auth/platform-auth.js';
 import type { Logger } from '../logger.js';
 import { requestLog } from '../http/request-id.js';
 import type { RequestIdentity } from '../request-identity.js';
-import type { SharedStore } from '../store/store.js';
+import { StoreUnavailableError, type SharedStore } from '../store/store.js';
 import { stateKeyFrom } from '../store/sealed.js';
 import { oauthRecords, sharedStoreAdapter, type RecordKeys } from './adapter.js';
 import { checkClientMetadata, createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.js';
@@ -122,6 +122,21 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** Seconds a client is asked to wait when the store does not answer (its commands time out after 2 s). */
+const STORE_RETRY_AFTER_S = 2;
+const STORE_DOWN = 'The sign-in store of this server is not answering; nothing was changed. Try again in a few seconds.';
+
+/** A store that is down or too slow: an outage to wait out, not a fault of the request or of this server. */
+function isStoreFailure(error: unknown): boolean {
+  return error instanceof StoreUnavailableError || (error as { name?: unknown } | undefined)?.name === 'StoreUnavailableError';
+}
+
+function sendStoreUnavailable(res: ServerResponse, page: boolean): void {
+  if (res.headersSent) return void res.end();
+  if (page) sendErrorPage(res, 503, 'Try again in a moment', STORE_DOWN, { 'retry-after': String(STORE_RETRY_AFTER_S) });
+  else sendJson(res, 503, { error: 'temporarily_unavailable', error_description: STORE_DOWN }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
 }
 
 async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
@@ -311,6 +326,16 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       // Browsers reach a https public URL over https whatever the proxy forwards: cookies are Secure.
       if (httpsOnly) Object.defineProperty(ctx.request, 'secure', { value: true });
       await next();
+      // oidc-provider answers a store failure with a bare 500 ("server_error"): it is an outage to wait out.
+      if (ctx.state.storeUnavailable) {
+        ctx.status = 503;
+        ctx.set('retry-after', String(STORE_RETRY_AFTER_S));
+        ctx.set('cache-control', 'no-store');
+        if (/html/.test(String(ctx.type))) {
+          ctx.set(PAGE_HEADERS);
+          ctx.body = renderPage('Try again in a moment', errorBody(STORE_DOWN));
+        } else ctx.body = { error: 'temporarily_unavailable', error_description: STORE_DOWN };
+      }
       // oidc-provider's own pages (errors, logout, form_post) are never framed either.
       ctx.set('x-frame-options', 'DENY');
       const policy = ctx.response.get('content-security-policy');
@@ -318,7 +343,13 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     });
     // Behind a proxy the protocol comes from X-Forwarded-Proto, which pinToPublicOrigin() sets.
     if (options.publicUrl) provider.proxy = true;
-    provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: Error) => (ctx?.req ? requestLog(logger, ctx.req) : logger).error({ err: error.message }, 'OAuth server error'));
+    provider.on('server_error', (ctx: { req?: IncomingMessage; state?: Record<string, unknown> } | undefined, error: Error) => {
+      const log = ctx?.req ? requestLog(logger, ctx.req) : logger;
+      if (isStoreFailure(error) && ctx?.state) {
+        ctx.state.storeUnavailable = true;
+        log.warn({ err: error.message }, 'OAuth request waits for the store');
+      } else log.error({ err: error.message }, 'OAuth server error');
+    });
     callback = provider.callback();
   }
 
@@ -385,7 +416,10 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       else toProvider(req, res, path.slice(ISSUER_PATH.length));
     } catch (error) {
       const name = (error as { name?: string }).name;
-      if (name === 'SessionNotFound') {
+      if (isStoreFailure(error)) {
+        requestLog(logger, req).warn({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth interaction waits for the store');
+        sendStoreUnavailable(res, true);
+      } else if (name === 'SessionNotFound') {
         sendErrorPage(res, 400, 'Sign-in expired', 'This authorization is unknown to this browser or has expired.');
       } else {
         requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'OAuth interaction failed');
@@ -568,6 +602,11 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       const platformTokens = info.extra?.platformTokens as PlatformTokens | undefined;
       return { userKey: String(info.extra?.userKey), ...(platformTokens ? { platformTokens } : {}) };
     } catch (error) {
+      if (isStoreFailure(error)) {
+        requestLog(logger, req).warn({ path, err: (error as Error).message }, 'bearer check waits for the store');
+        sendStoreUnavailable(res, false);
+        return undefined;
+      }
       if (!(error instanceof OAuthError)) requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'bearer check failed');
       else requestLog(logger, req).info({ path, reason: error.message }, 'rejected MCP request: bearer token refused');
       await sendWebResponse(res, bearerAuthChallengeResponse(error, { requiredScopes: [MCP_SCOPE], resourceMetadataUrl }));

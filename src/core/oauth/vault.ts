@@ -38,7 +38,13 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, storeKind: string, logge
 const PREFIX = 'oauth:platform-tokens:';
 const RENEWAL_LOCK_PREFIX = 'oauth:platform-renewal:';
 
+/** Opened sign-ins remembered per process (by their sealed text); past it the oldest go first. */
+const MAX_OPENED = 10_000;
+
 export class TokenVault {
+  /** The last sealed text read per user and what it opened to: decrypted again only when it changes. */
+  private readonly opened = new Map<string, { sealed: string; tokens: PlatformTokens }>();
+
   constructor(
     private readonly store: SharedStore,
     private readonly key: StateKey,
@@ -62,9 +68,21 @@ export class TokenVault {
     await this.store.set(PREFIX + userKey, await this.seal(userKey, tokens));
   }
 
+  /** One store read; the value is opened again only when it changed (a renewal, a new sign-in). */
   async get(userKey: string): Promise<PlatformTokens | undefined> {
     const sealed = await this.store.get(PREFIX + userKey);
-    return sealed === undefined ? undefined : this.open(userKey, sealed);
+    if (sealed === undefined) {
+      this.opened.delete(userKey);
+      return undefined;
+    }
+    const known = this.opened.get(userKey);
+    if (known?.sealed === sealed) return known.tokens;
+    const tokens = await this.open(userKey, sealed);
+    if (tokens) {
+      if (this.opened.size >= MAX_OPENED && !this.opened.has(userKey)) this.opened.delete(this.opened.keys().next().value as string);
+      this.opened.set(userKey, { sealed, tokens });
+    }
+    return tokens;
   }
 
   async delete(userKey: string): Promise<void> {
