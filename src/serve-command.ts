@@ -141,6 +141,7 @@ export function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   if (flags.clientSecret) out.clientSecret = flags.clientSecret;
   if (flags.authorizeUrl) out.authorizeUrl = flags.authorizeUrl;
   if (flags.tokenUrl) out.tokenUrl = flags.tokenUrl;
+  if (flags.inviteAllowedDomains) out.inviteAllowedDomains = flags.inviteAllowedDomains;
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
+import { checkInvitees, type InviteAllowlist } from './invite-allowlist.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
 import { inputSchemaFor, utcMillis } from './params.js';
 
@@ -23,6 +24,8 @@ export interface CanvasApiDeps {
    */
   requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
+  /** The operator's invitation allowlist; undefined: anyone may be invited. */
+  inviteAllowlist?: InviteAllowlist;
 }
 
 /** The audit log reaches back this many days. */
@@ -88,6 +91,7 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     body = parseAndValidateBody(entry, args, bodies);
   }
   checkRules(entry, args, deps.now());
+  checkInvitees(entry, args, deps.inviteAllowlist);
 
   const pathParams: Record<string, string> = {};
   const query: Record<string, QueryValue> = {};

@@ -1,4 +1,5 @@
 import { nonEmpty, requireUrl, timeoutSetting } from '../core/settings.js';
+import { INVITE_ALLOWLIST_ENV, parseInviteAllowlist, type InviteAllowlist } from './invite-allowlist.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */
 
@@ -35,6 +36,8 @@ export interface CanvasApiSettings {
   timeoutMs: number;
   /** For `toolservers login canvasapi` and for renewing a stored sign-in. */
   oauth: CanvasApiOAuthSettings;
+  /** Whom tools may invite or add by e-mail; unset: anyone. */
+  inviteAllowlist?: InviteAllowlist;
 }
 
 export interface CanvasApiSettingsInput {
@@ -45,6 +48,8 @@ export interface CanvasApiSettingsInput {
   clientSecret?: string;
   authorizeUrl?: string;
   tokenUrl?: string;
+  /** Comma-separated e-mail domains and addresses (--invite-allowed-domains). */
+  inviteAllowedDomains?: string;
 }
 
 export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): CanvasApiSettings {
@@ -62,6 +67,8 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
   if (clientId) oauth.clientId = clientId;
   if (clientSecret) oauth.clientSecret = clientSecret;
   const settings: CanvasApiSettings = { baseUrl, timeoutMs, oauth };
+  const inviteAllowlist = parseInviteAllowlist(nonEmpty(flags.inviteAllowedDomains) ?? nonEmpty(env[INVITE_ALLOWLIST_ENV]));
+  if (inviteAllowlist) settings.inviteAllowlist = inviteAllowlist;
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[CANVASAPI_ENV.accessToken]);
   if (accessToken) settings.accessToken = accessToken;
   return settings;
