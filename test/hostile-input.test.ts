@@ -28,6 +28,7 @@ import { idParam, idsParam, isoTimeParam, parseIsoTime, timeZoneParam } from '..
 import { normalizeText, rankUsers } from '../src/incidentops/user-matching.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, outcomeOf, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { ATTACKS } from './support/hostile-inputs.js';
 
 type Json = Record<string, unknown>;
 
@@ -71,23 +72,6 @@ function deepArray(levels: number): unknown[] {
 }
 
 /** The classic attack strings for each kind of check, 1 MB each. */
-const ATTACKS: Record<string, string> = {
-  'a@ repeated': 'a@'.repeat(MB / 2),
-  'a@ then a. repeated (no end)': `a@${'a.'.repeat(MB / 2 - 1)}`,
-  'a@a.a then .a repeated, then !': `a@a${'.a'.repeat(MB / 2 - 2)}!`,
-  'many addresses run together': 'a@a.a,'.repeat(MB / 6),
-  'digits then !': `${'1'.repeat(MB)}!`,
-  'date, then digits': `2026-01-31T${'1'.repeat(MB)}`,
-  'date-time, then fraction digits': `2026-01-31T09:30:00.${'1'.repeat(MB)}Z!`,
-  'dashes': '-'.repeat(MB),
-  'x, blanks, x': `x${' '.repeat(MB)}x`,
-  'commas': ','.repeat(MB),
-  'hex digits': 'a'.repeat(MB),
-  'URL with a long host': `https://${'a'.repeat(MB)}`,
-  'URL with a long path': `https://a.example/${'%'.repeat(MB)}`,
-  'zone-like segments': 'A/'.repeat(MB / 2),
-  'bracketed zone': `2026-01-31T09:30:00[${'A/'.repeat(MB / 2)}]`,
-};
 
 /** Runs a tool of a view (a meta tool is in no server's own list). */
 async function callThrough(server: AnyToolServer, tool: AnyToolDefinition, args: unknown): Promise<ToolOutcome> {

@@ -10,7 +10,8 @@ import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, readableRequestSchema, withoutNulls, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
-import { checkInvitees, type InviteAllowlist } from './invite-allowlist.js';
+import { checkInvitees } from './invite-allowlist.js';
+import type { InviteAllowlist } from './settings.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
 import { inputSchemaFor, utcMillis } from './params.js';
 

@@ -1,5 +1,4 @@
 import { nonEmpty, requireUrl, timeoutSetting } from '../core/settings.js';
-import { INVITE_ALLOWLIST_ENV, parseInviteAllowlist, type InviteAllowlist } from './invite-allowlist.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */
 
@@ -72,4 +71,46 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[CANVASAPI_ENV.accessToken]);
   if (accessToken) settings.accessToken = accessToken;
   return settings;
+}
+
+/**
+ * The invitation allowlist (--invite-allowed-domains / TOOLSERVERS_INVITE_ALLOWED_DOMAINS): e-mail
+ * domains and exact addresses that tools may invite or add to boards, teams and projects.
+ */
+export const INVITE_ALLOWLIST_ENV = 'TOOLSERVERS_INVITE_ALLOWED_DOMAINS';
+
+export interface InviteAllowlist {
+  /** Domains whose every address is allowed (exactly that domain: a subdomain is listed on its own). */
+  readonly domains: ReadonlySet<string>;
+  /** Single addresses allowed, lower-case. */
+  readonly addresses: ReadonlySet<string>;
+  /** As the operator wrote it, normalized, for messages. */
+  readonly text: string;
+}
+
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const LOCAL_PART = /^[^\s@,;]{1,64}$/;
+
+/**
+ * The allowlist from a comma-separated list of domains (`example.com`, `@example.com`) and
+ * addresses (`ana@partner.io`); undefined when unset or blank. Throws on an entry that is neither.
+ */
+export function parseInviteAllowlist(value: string | undefined): InviteAllowlist | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const domains = new Set<string>();
+  const addresses = new Set<string>();
+  for (const raw of value.split(',')) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    const at = entry.lastIndexOf('@');
+    const local = at > 0 ? entry.slice(0, at) : '';
+    const domain = entry.slice(at + 1);
+    if (!DOMAIN.test(domain) || (at > 0 && !LOCAL_PART.test(local))) {
+      throw new Error(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor an address (ana@partner.io).`);
+    }
+    if (at > 0) addresses.add(entry);
+    else domains.add(domain);
+  }
+  if (domains.size === 0 && addresses.size === 0) return undefined;
+  return { domains, addresses, text: [...domains, ...addresses].join(', ') };
 }
