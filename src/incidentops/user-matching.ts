@@ -655,7 +655,9 @@ export function rankUsers<T extends MatchCandidate>(
   const top = scored.filter((s) => milli(s.confidence) >= floor);
   let rivals: number | undefined;
   if (top.some((s) => s.typo)) rivals = plausibleUsers(words, indexes);
-  const namesakes = best && !namesInFull(best, words.length, q) ? namesakesOf(best.entry, words, indexes) : undefined;
+  // Namesakes matter only for a match that could be accepted (strong, or a typo match).
+  const acceptable = best !== undefined && (milli(best.confidence) >= milli(AUTO_ACCEPT_THRESHOLD) || best.typo);
+  const namesakes = acceptable && !namesInFull(best, words.length, q) ? namesakesOf(best.entry, words, indexes) : undefined;
   return top.map((s) => ({
     user: s.entry.user,
     confidence: s.confidence,
