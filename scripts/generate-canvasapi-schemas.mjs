@@ -38,8 +38,9 @@
 //       branches, so a strict oneOf rejects valid bodies. We emit one schema per item `type`
 //       (pairing the type with its own data/style variant, see ITEM_TYPE_VARIANTS) and make the
 //       top-level schema a plain array of {type: <enum>} objects without oneOf.
-//   Q10 `frame` is an ItemCreate type but neither union has a frame variant (and document,
-//       embed, image have no style variant): those parts are emitted as plain objects.
+//   Q10 `frame` is an ItemCreate type but neither union has a frame variant: it takes the data
+//       and style of the single-frame create (FrameCreateRequest), which requires data, as the
+//       platform does in bulk too. Document, embed and image have no style variant: plain objects.
 //   Q11 The spec marks only `type` required for a bulk item; for types whose data variant has
 //       required fields (text content, image/document/embed url) the item requires `data`.
 //   Q12 Connector creation: the spec requires startItem/endItem but not their `id`, which the
@@ -56,6 +57,9 @@
 //   Q16 CreateCanvasBoard / CopyCanvasBoard bodies are optional in the spec
 //       (requestBody.required is false); the schema describes the object to send when there is
 //       one, and says so.
+//   Q17 Content URLs (`data.url`, `data.previewUrl` of images, documents and embeds) are plain
+//       strings in the spec, but the platform refuses anything but an http(s) URL: they get
+//       `format: uri` and the pattern `^https?://`, so the schema says what will be accepted.
 
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -88,7 +92,7 @@ const TOOLS = {
   AddItemsToCanvasBoard: {
     method: 'post', path: '/v2/boards/{board_id}/items/bulk', kind: 'bulk',
     title: 'Create items in bulk: request body',
-    description: 'A JSON array of 1 to 20 items, possibly of different types. All are created or none is. Each item is checked against the schema for its `type` (see AddItemsToCanvasBoard.itemTypes).',
+    description: 'A JSON array of 1 to 20 items, possibly of different types. All are created or none is. Each item is checked against the schema for its `type`.',
   },
   AddAppCardToBoard: {
     method: 'post', path: '/v2/boards/{board_id}/app_cards', kind: 'app_card',
@@ -179,7 +183,8 @@ const ITEM_TYPE_VARIANTS = {
   card: { data: 'CardData', style: 'CardStyle' },
   document: { data: 'DocumentUrlData', style: null },
   embed: { data: 'EmbedUrlData', style: null },
-  frame: { data: null, style: null },
+  // Not in either union: a frame takes the data and style of the single-frame create (QUIRK Q10).
+  frame: { data: null, style: null, single: 'FrameCreateRequest' },
   image: { data: 'ImageUrlData', style: null },
   shape: { data: 'ShapeData', style: 'ShapeStyle' },
   sticky_note: { data: 'StickyNoteData', style: 'StickyNoteStyle' },
@@ -425,6 +430,9 @@ function expand(spec, schema, refStack) {
   return out;
 }
 
+/** Item content URLs (image, document, embed and its preview) the platform refuses unless http(s). */
+const HTTP_URL_FIELDS = new Set(['data.url', 'data.previewUrl']);
+
 function pathKey(segments) {
   return segments.join('.').replace(/\.\[\]/g, '[]');
 }
@@ -474,6 +482,11 @@ function convert(schema, ctx) {
   }
   // QUIRK Q7: integer formats on strings check nothing (ajv-formats applies them to numbers).
   if (types.includes('string') && ['int32', 'int64'].includes(out.format)) delete out.format;
+  // QUIRK Q17: content URLs are plain strings in the spec, but the platform takes only http(s) URLs.
+  if (types.includes('string') && HTTP_URL_FIELDS.has(pathKey(ctx.segments.slice(-2)))) {
+    out.format = 'uri';
+    out.pattern = '^https?://';
+  }
   if (has('number')) {
     for (const k of NUMBER_KEYWORDS) if (k in schema) out[k] = schema[k];
     // QUIRK Q2: boolean exclusive bounds (OpenAPI 3.0 / draft 4).
@@ -603,15 +616,17 @@ function buildItemTypeSchemas(spec) {
   for (const type of [...typeEnum].sort()) {
     const v = ITEM_TYPE_VARIANTS[type];
     const ref = (name) => ({ $ref: `#/components/schemas/${name}` });
-    const dataSchema = v.data ? ref(v.data) : { type: 'object' };
-    const dataRequired = v.data ? (expand(spec, ref(v.data), []).required ?? []) : [];
+    const single = v.single ? schemas[v.single] : undefined;
+    if (v.single && !isObject(single?.properties)) fail(`${v.single} (for ${type}) not found`);
+    const dataSchema = v.data ? ref(v.data) : (single?.properties.data ?? { type: 'object' });
+    const dataRequired = v.data ? (expand(spec, ref(v.data), []).required ?? []) : single?.required?.includes('data') ? ['data'] : [];
     const raw = {
       ...itemCreate,
       properties: {
         ...itemCreate.properties,
         type: { type: 'string', const: type },
         data: dataSchema,
-        style: v.style ? ref(v.style) : { type: 'object' },
+        style: v.style ? ref(v.style) : (single?.properties.style ?? { type: 'object' }),
       },
       // QUIRK Q11
       required: [...new Set([...(itemCreate.required ?? []), ...(dataRequired.length ? ['data'] : [])])],
@@ -621,8 +636,8 @@ function buildItemTypeSchemas(spec) {
     schema.description = `One ${type} item in the AddItemsToCanvasBoard array.`;
     schema.properties.type.description = `Must be "${type}".`;
     // QUIRK Q10
-    if (!v.data) schema.properties.data.description = `The spec declares no ${type}-specific data fields for bulk creation; any object is passed through.`;
-    if (!v.style) schema.properties.style.description = `The spec declares no ${type}-specific style fields for bulk creation; any object is passed through.`;
+    if (!v.data && !single?.properties.data) schema.properties.data.description = `The spec declares no ${type}-specific data fields for bulk creation; any object is passed through.`;
+    if (!v.style && !single?.properties.style) schema.properties.style.description = `The spec declares no ${type}-specific style fields for bulk creation; any object is passed through.`;
     result[type] = schema;
   }
   return { types: [...typeEnum], schemas: result };
@@ -646,7 +661,7 @@ function generate(spec) {
         maxItems: body.maxItems,
         items: {
           type: 'object',
-          description: 'One item to create. It is validated against the schema for its type in AddItemsToCanvasBoard.itemTypes; common fields are data, style, position, geometry and parent.',
+          description: 'One item to create, validated against the schema for its type; common fields are data, style, position, geometry and parent.',
           required: ['type'],
           properties: {
             type: { type: 'string', enum: [...types].sort(), description: 'Kind of item to create; decides which data and style fields apply.' },

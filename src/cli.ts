@@ -56,7 +56,7 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
     .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
-    .option('--allowed-origin <name...>', 'extra Origin host names to accept (browser clients)')
+    .option('--allowed-origin <origin...>', 'extra browser origins to accept: a full origin (https://app.example.com[:port], matched exactly) or a bare host name (any scheme and port)')
     .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`)
     .option('--auth <mode>', `HTTP authentication: key (one shared server key, the default) or oauth (every user signs in to the platform as themselves) (${AUTH_ENV})`)
     .option('--public-url <url>', `external base URL of the HTTP server behind a proxy; OAuth issuer and resource URLs derive from it (${PUBLIC_URL_ENV}); default: the bound URL`)

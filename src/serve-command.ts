@@ -141,6 +141,7 @@ export function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   if (flags.clientSecret) out.clientSecret = flags.clientSecret;
   if (flags.authorizeUrl) out.authorizeUrl = flags.authorizeUrl;
   if (flags.tokenUrl) out.tokenUrl = flags.tokenUrl;
+  if (flags.inviteAllowedDomains) out.inviteAllowedDomains = flags.inviteAllowedDomains;
   return out;
 }
 
@@ -177,7 +178,12 @@ async function httpServers(entries: readonly ServerEntry[], input: ServerSetting
 
 async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
   const { servers, shared, oauth } = started;
-  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }] = await Promise.all([loadRegistry(), import('./core/serve.js')]);
+  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }] = await Promise.all([loadRegistry(), import('./core/serve.js'), import('./core/http/origins.js')]);
+  try {
+    allowedOriginsFrom(flags.allowedOrigin ?? []);
+  } catch (error) {
+    fail((error as Error).message);
+  }
   const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
   if (oauth) {
     if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');

@@ -42,6 +42,7 @@ export interface ServerSettingsInput {
   clientSecret?: string;
   authorizeUrl?: string;
   tokenUrl?: string;
+  inviteAllowedDomains?: string;
 }
 
 /** A command-line flag a server reads (the same key may be read by several servers). */
@@ -119,6 +120,7 @@ export const CANVASAPI_INFO: ServerInfo = {
   flags: [
     { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
     { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
+    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may invite or add (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
   ],
   loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
   load: async () => (await import('./servers/canvasapi.js')).canvasApiEntry,

@@ -1,17 +1,22 @@
 /**
  * CORS over real HTTP: browser clients from allowed origins (loopback, and --allowed-origin host
  * names) get preflight answers without the server key and read every answer, errors included;
- * any other origin is refused as before, with no CORS header at all.
+ * any other origin is refused as before, with no CORS header at all. --allowed-origin takes full
+ * origins (matched exactly) and bare host names; any other value stops the start with one line.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { allowedOriginRule } from '../src/core/http/origins.js';
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 
 const SERVER_KEY = 'cors-test-server-key-0123456789';
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const LOOPBACK_ORIGIN = 'http://localhost:5173';
 const ALLOWED_ORIGIN = 'https://app.example.com';
 const FOREIGN_ORIGIN = 'https://evil.example';
@@ -170,5 +175,77 @@ describe('CORS for browser clients', () => {
     assert.deepEqual(corsHeadersOf(foreign), []);
     assert.equal(foreign.headers.get('www-authenticate'), null, 'refused before the key check');
     await foreign.text();
+  });
+});
+
+describe('--allowed-origin: full origins matched exactly, bare host names on any scheme and port, anything else refused at start', () => {
+  let sandbox: RunningSandbox;
+  let http: RunningHttpServer;
+  let endpoint: string;
+
+  before(async () => {
+    sandbox = await startTestSandbox();
+    http = await serveOverHttp({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      serverKey: SERVER_KEY,
+      allowedOrigins: ['http://app.example.com:8080', 'https://Secure.Example.com:443/', 'bare.example.com'],
+      mounts: [{ path: '/incidentops/mcp', server: incidentOpsServerFor(sandbox) }],
+    });
+    endpoint = `${http.url}/incidentops/mcp`;
+  });
+
+  after(async () => {
+    await http?.close();
+    await sandbox?.close();
+  });
+
+  it('a preflight from a full origin given that way gets 204 with CORS headers', async () => {
+    for (const origin of ['http://app.example.com:8080', 'https://secure.example.com', 'https://bare.example.com', 'http://bare.example.com:3000']) {
+      const response = await preflight(endpoint, origin);
+      assert.equal(response.status, 204, origin);
+      assert.equal(response.headers.get('access-control-allow-origin'), origin);
+      assert.ok(headerList(response.headers.get('access-control-allow-methods')).includes('post'), origin);
+    }
+  });
+
+  it('another port or scheme than the full origin given is refused, before and after the preflight', async () => {
+    for (const origin of ['http://app.example.com', 'http://app.example.com:8081', 'https://app.example.com:8080', 'http://secure.example.com', 'https://secure.example.com:8443', 'ftp://bare.example.com']) {
+      const response = await preflight(endpoint, origin);
+      assert.equal(response.status, 403, origin);
+      assert.deepEqual(corsHeadersOf(response), [], `${origin}: no Access-Control-* header`);
+      await response.text();
+      const post = await fetch(endpoint, { method: 'POST', body: '{}', headers: { origin, authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' } });
+      assert.equal(post.status, 403, `${origin}: the Origin check refuses the request itself`);
+      await post.text();
+    }
+  });
+
+  it('names a value that is neither spelling and says what is allowed; accepts both spellings', async () => {
+    for (const bad of ['https://app.example.com/path', 'https://app.example.com?x=1', 'https://app.example.com#top', '*.example.com', 'https://*.example.com', 'ftp://app.example.com', 'app.example.com:8080', 'app.example.com/mcp', 'not a host', '', 'https://user:pw@app.example.com', 'chrome-extension://abcdef']) {
+      assert.throws(
+        () => allowedOriginRule(bad),
+        (error: Error) => error.message.includes(JSON.stringify(bad)) && /full origin such as https:\/\/app\.example\.com/.test(error.message) && !error.message.includes('\n'),
+        bad,
+      );
+      await assert.rejects(serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: SERVER_KEY, allowedOrigins: [bad], mounts: [] }), /--allowed-origin/);
+    }
+    assert.deepEqual(allowedOriginRule('https://App.Example.com:443'), { origin: 'https://app.example.com' });
+    assert.deepEqual(allowedOriginRule('http://app.example.com:8080/'), { origin: 'http://app.example.com:8080' });
+    assert.deepEqual(allowedOriginRule('App.Example.com'), { hostname: 'app.example.com' });
+    assert.deepEqual(allowedOriginRule('[::1]'), { hostname: '[::1]' });
+  });
+
+  it('the CLI stops at start with a one-line error naming a bad --allowed-origin value', () => {
+    const result = spawnSync(process.execPath, [CLI, 'incidentops', '--transport', 'http', '--port', '0', '--sandbox', '--allowed-origin', 'https://app.example.com', 'https://app.example.com/app'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'error', HOME: process.env.HOME ?? '' },
+    });
+    assert.equal(result.status, 2, result.stderr);
+    const lines = result.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(lines[0] ?? '', /^--allowed-origin "https:\/\/app\.example\.com\/app": an origin has no path, query or fragment; give a full origin/);
   });
 });

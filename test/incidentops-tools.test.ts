@@ -105,6 +105,56 @@ describe('request mapping and output shaping', () => {
     assertCompact(result.data);
   });
 
+  it('WhoAmI says how the user is paged: contact methods and notification rules, compact, without device tokens', async () => {
+    const result = await run('IncidentOps.WhoAmI', {});
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    assert.deepEqual(query(result.sent[0]!, 'include[]').sort(), ['contact_methods', 'notification_rules']);
+    const user = result.data.user as Json;
+    const methods = result.data.contact_methods as Json[];
+    const rules = result.data.notification_rules as Json[];
+    assert.ok(methods.length > 0 && rules.length > 0, JSON.stringify(result.data));
+    const email = methods.find((method) => method.type === 'email');
+    assert.equal(email?.address, user.email, 'the e-mail contact method carries its address');
+    for (const method of methods) {
+      assert.deepEqual(Object.keys(method).filter((key) => !['id', 'type', 'label', 'address', 'blacklisted'].includes(key)), [], 'only the compact fields');
+      assert.doesNotMatch(String(method.type), /contact_method|reference/, 'the kind without the platform suffixes');
+    }
+    const phone = methods.find((method) => method.type === 'sms');
+    assert.match(String(phone?.address), /^\+\d{1,3} \d+$/, 'a phone number with its country code');
+    const push = methods.find((method) => method.type === 'push_notification');
+    assert.ok(push, 'the push device is listed');
+    assert.equal(push.address, undefined, 'a push address is a device token: never passed on');
+    assert.doesNotMatch(JSON.stringify(result.data), /device-token/);
+    const ids = new Set(methods.map((method) => method.id));
+    for (const rule of rules) {
+      assert.ok(rule.urgency === 'high' || rule.urgency === 'low', JSON.stringify(rule));
+      assert.equal(typeof rule.start_delay_in_minutes, 'number');
+      assert.ok(ids.has(rule.contact_method_id), 'each rule names one of the listed contact methods');
+      assert.equal(rule.contact_type, methods.find((method) => method.id === rule.contact_method_id)?.type);
+    }
+    const order = rules.map((rule) => `${rule.urgency === 'high' ? 0 : 1}:${String(rule.start_delay_in_minutes).padStart(4, '0')}`);
+    assert.deepEqual(order, [...order].sort(), 'high urgency first, soonest first');
+    assert.ok(JSON.stringify({ contact_methods: methods, notification_rules: rules }).length < 1_000, 'compact');
+  });
+
+  it('ListIncidents asks for newest first (sort_by=created_at:desc) and its first page holds the newest incidents', async () => {
+    const first = await run('IncidentOps.ListIncidents', { limit: 5 });
+    assert.equal(first.isError, false, JSON.stringify(first.data));
+    assert.deepEqual(query(first.sent[0]!, 'sort_by'), ['created_at:desc']);
+    const pageOne = (first.data.incidents as Json[]).map((incident) => Date.parse(String(incident.created_at)));
+    assert.deepEqual(pageOne, [...pageOne].sort((a, b) => b - a), 'newest first within the page');
+    // Every later incident of the same window is older than the first page's oldest.
+    let offset = pageOne.length;
+    let more = first.data.more === true;
+    while (more && offset < 500) {
+      const next = await run('IncidentOps.ListIncidents', { limit: 50, offset });
+      for (const incident of next.data.incidents as Json[]) assert.ok(Date.parse(String(incident.created_at)) <= Math.min(...pageOne), 'no newer incident on a later page');
+      offset += (next.data.incidents as Json[]).length;
+      more = next.data.more === true;
+    }
+    assert.match(server.tools.find((tool) => tool.name === 'IncidentOps.ListIncidents')?.description ?? '', /newest first/);
+  });
+
   it('ListIncidents sends array filters as repeated [] keys and pages with next_offset', async () => {
     const all = await run('IncidentOps.ListIncidents', { limit: 5 });
     assert.equal(all.isError, false, JSON.stringify(all.data));

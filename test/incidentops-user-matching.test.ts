@@ -11,6 +11,7 @@ import {
   fuzzyComponent,
   normalizeText,
   rankUsers,
+  RELATIVE_FLOOR,
   type MatchCandidate,
   type UserMatch,
 } from '../src/incidentops/user-matching.js';
@@ -429,6 +430,110 @@ describe('properties', () => {
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('auto-accept never takes a guess', () => {
+  const PEOPLE: User[] = [
+    u('sam', 'Sam Patel', 'sam.patel@acme.example'),
+    u('samantha', 'Samantha Patel', 'spatel@acme.example'),
+    u('bob', 'Bob Smith', 'bob.smith@acme.example'),
+    u('robert', 'Robert Jones', 'rjones@acme.example'),
+    u('ann', 'Ann Johnson', 'ann.j@acme.example'),
+    u('john', 'John Okafor', 'jokafor@acme.example'),
+    u('pam', 'Pam Sato', 'pam.sato@acme.example'),
+    u('tamsin', 'Tamsin Ward', 'tward@acme.example'),
+    u('ingrid', 'Ingrid Holm', 'iholm@acme.example'),
+  ];
+  const decide = (query: string, users: readonly User[] = PEOPLE) => {
+    const matches = rankUsers(query, users);
+    return { matches, decision: chooseAutoAccept(matches) };
+  };
+
+  it('"sam" with Sam Patel and Samantha Patel accepts nobody, lists both and names the other reading', () => {
+    const { matches, decision } = decide('sam');
+    assert.equal(matches[0]?.user.id, 'sam');
+    assert.ok(matches.some((m) => m.user.id === 'samantha'), 'the other reading is listed');
+    assert.equal(decision.accepted, undefined, decision.reason);
+    assert.match(decision.reason, /"Samantha Patel"/);
+    assert.match(decision.reason, /Ask which one is meant/);
+    // Without Samantha, "sam" names one person.
+    assert.equal(decide('sam', PEOPLE.filter((p) => p.id !== 'samantha')).decision.accepted?.user.id, 'sam');
+  });
+
+  it('a last name the query starts is a plausible reading too ("john": John Okafor or Ann Johnson)', () => {
+    const { matches, decision } = decide('john');
+    assert.equal(matches[0]?.user.id, 'john');
+    assert.equal(decision.accepted, undefined, decision.reason);
+    assert.match(decision.reason, /"Ann Johnson"/);
+  });
+
+  it('a short form that does not start the name counts: "bob" may be Robert', () => {
+    const { decision } = decide('bob');
+    assert.equal(decision.accepted, undefined, decision.reason);
+    assert.match(decision.reason, /"Robert Jones"/);
+    assert.equal(decide('bob', PEOPLE.filter((p) => p.id !== 'robert')).decision.accepted?.user.id, 'bob');
+    // The other way round is no short form: "Robert" names Robert Jones.
+    assert.equal(decide('robert').decision.accepted?.user.id, 'robert');
+  });
+
+  it('the exact full name is accepted beside a namesake prefix, in any order and any case', () => {
+    for (const query of ['Sam Patel', 'sam patel', 'PATEL SAM']) {
+      const { matches, decision } = decide(query);
+      assert.equal(decision.accepted?.user.id, 'sam', `${query}: ${decision.reason}`);
+      assert.equal(matches[0]?.namesakes, undefined, 'a full name needs no namesake check');
+    }
+    // Two words that are not the whole name are still a guess.
+    assert.equal(decide('sam pat').decision.accepted, undefined);
+  });
+
+  it('the longer name and a unique prefix of it', () => {
+    assert.equal(decide('samantha').decision.accepted?.user.id, 'samantha', 'the whole first name names her');
+    const prefix = decide('samanth');
+    assert.equal(prefix.matches[0]?.user.id, 'samantha');
+    assert.equal(prefix.matches[1]?.user.id === 'sam', false, 'Sam Patel is no reading of "samanth"');
+    // A prefix alone stays below the threshold: it is listed first, and the agent confirms it.
+    assert.equal(prefix.decision.accepted, undefined);
+    assert.match(prefix.decision.reason, /confirm it is the intended user/);
+  });
+
+  it('an exact e-mail address, or an e-mail fragment with @, names its user', () => {
+    assert.equal(decide('sam.patel@acme.example').decision.accepted?.user.id, 'sam');
+    assert.equal(decide('SPATEL@acme.example').decision.accepted?.user.id, 'samantha');
+    assert.equal(decide('spatel@').decision.accepted?.user.id, 'samantha');
+  });
+
+  it('weak matches are not listed beside strong ones, but are listed when nothing is strong', () => {
+    for (const query of ['sam', 'Sam Patel', 'ingrid', 'tamsin', 'bob smith']) {
+      const { matches } = decide(query);
+      const best = matches[0]!.confidence;
+      for (const m of matches) assert.ok(m.confidence >= RELATIVE_FLOOR * best - 1e-9, `${query}: ${m.user.name} ${m.confidence} listed beside ${best}`);
+    }
+    assert.ok(!decide('sam').matches.some((m) => m.user.id === 'pam'), '"Pam Sato" (one letter off) is not listed beside an exact first name');
+    // Only weak evidence: it is all there is, so it is listed.
+    const weak = decide('xam');
+    assert.ok(weak.matches.length > 0 && weak.matches[0]!.confidence < 0.7);
+  });
+
+  it('property: a query word that starts another user\'s first or last name is never auto-accepted', () => {
+    const syllable = fc.constantFrom('sam', 'an', 'ta', 'ber', 'lo', 'mi', 'ra', 'el', 'jo', 'ka');
+    const token = fc.array(syllable, { minLength: 1, maxLength: 3 }).map((parts) => parts.join(''));
+    const person = fc.tuple(token, token).map(([first, last]) => `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}`);
+    fc.assert(
+      fc.property(fc.uniqueArray(person, { minLength: 2, maxLength: 12, selector: (n) => n.toLowerCase() }), fc.nat(), fc.boolean(), (names, pick, useLast) => {
+        const users = names.map((name, i) => u(`p${i}`, name, `p${i}@ex.example`));
+        const target = users[pick % users.length]!;
+        const query = normalizeText(target.name).split(' ')[useLast ? 1 : 0]!;
+        const matches = rankUsers(query, users);
+        const decision = chooseAutoAccept(matches);
+        if (!decision.accepted) return;
+        const accepted = decision.accepted.user;
+        const otherReading = users.some((other) => other !== accepted && normalizeText(other.name).split(' ').some((t) => t.startsWith(query)));
+        assert.ok(!otherReading, `"${query}" accepted ${accepted.name} although another name starts with it: ${names.join(', ')}`);
+        for (const m of matches) assert.ok(m.confidence >= RELATIVE_FLOOR * matches[0]!.confidence - 1e-9);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -222,6 +222,62 @@ export function compileRequestSchemas(schemas: Record<string, unknown>): Request
   };
 }
 
+/**
+ * A validated request body as it is sent: nulls dropped (they mean "not given"), empty objects
+ * kept, since the schema may require one (a frame's `data: {}` takes every default).
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((item) => item !== null).map(withoutNulls);
+  if (!isRecord(value)) return value;
+  const out: SchemaObject = {};
+  for (const [key, child] of Object.entries(value)) if (child !== null) out[key] = withoutNulls(child);
+  return out;
+}
+
+/**
+ * The schema an agent reads in `get_request_schema` mode. For most tools it is the generated one.
+ * A bulk tool's generated schema only names the item types (each item is validated against its
+ * type's schema in a second step); here the items become a `oneOf` of every type's schema, so an
+ * agent learns each type's fields. A property schema that several types share word for word is
+ * written once under `$defs` and referenced, which keeps the answer small enough to read.
+ */
+export function readableRequestSchema(schemas: Record<string, unknown>, toolKey: string): unknown {
+  const schema = schemas[toolKey];
+  const itemTypes = schemas[`${toolKey}${ITEM_TYPES_SUFFIX}`];
+  if (!isRecord(schema) || !isRecord(itemTypes) || !isRecord(schema.items)) return schema;
+  const branches = Object.entries(itemTypes).filter((entry): entry is [string, SchemaObject] => isRecord(entry[1]));
+  // Property schemas by their text: one used by two types or more goes to $defs, named after the property.
+  const uses = new Map<string, { name: string; schema: unknown; count: number }>();
+  for (const [, branch] of branches) {
+    for (const [name, property] of Object.entries(isRecord(branch.properties) ? branch.properties : {})) {
+      if (name === 'type') continue;
+      const text = JSON.stringify(property);
+      const seen = uses.get(text);
+      if (seen) seen.count += 1;
+      else uses.set(text, { name, schema: property, count: 1 });
+    }
+  }
+  const defs: SchemaObject = {};
+  const refs = new Map<string, string>();
+  for (const [text, use] of uses) {
+    if (use.count < 2 || Object.hasOwn(defs, use.name)) continue;
+    defs[use.name] = use.schema;
+    refs.set(text, `#/$defs/${use.name}`);
+  }
+  const oneOf = branches.map(([type, branch]) => {
+    const properties = Object.fromEntries(
+      Object.entries(isRecord(branch.properties) ? branch.properties : {}).map(([name, property]) => {
+        const ref = refs.get(JSON.stringify(property));
+        return [name, ref ? { $ref: ref } : property];
+      }),
+    );
+    const { title: _title, description: _description, ...rest } = branch;
+    return { title: type, ...rest, properties };
+  });
+  const items = { description: 'One item: the schema whose `type` matches applies.', oneOf };
+  return { ...schema, items, ...(Object.keys(defs).length ? { $defs: defs } : {}) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON text -> value, with a precise location for syntax errors
 // ---------------------------------------------------------------------------------------------

@@ -8,8 +8,10 @@ import { isRecord, pruneEmpty } from '../core/json.js';
 import { toInputJsonSchema } from '../core/schema.js';
 import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
-import { parseRequestBody, type BodyValidator } from './body-validation.js';
+import { parseRequestBody, readableRequestSchema, withoutNulls, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
+import { checkInvitees } from './invite-allowlist.js';
+import type { InviteAllowlist } from './settings.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
 import { inputSchemaFor, utcMillis } from './params.js';
 
@@ -23,6 +25,8 @@ export interface CanvasApiDeps {
    */
   requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
+  /** The operator's invitation allowlist; undefined: anyone may be invited. */
+  inviteAllowlist?: InviteAllowlist;
 }
 
 /** The audit log reaches back this many days. */
@@ -84,10 +88,11 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     const { schemas, bodies } = await deps.requestBodies();
     const schema = schemas[entry.requestSchema];
     if (!schema) throw new Error(`no request schema "${entry.requestSchema}" for ${entry.name}`);
-    if (args.mode === 'get_request_schema') return describeRequestSchema(entry, schema);
+    if (args.mode === 'get_request_schema') return describeRequestSchema(entry, readableRequestSchema(schemas, entry.requestSchema));
     body = parseAndValidateBody(entry, args, bodies);
   }
   checkRules(entry, args, deps.now());
+  checkInvitees(entry, args, deps.inviteAllowlist);
 
   const pathParams: Record<string, string> = {};
   const query: Record<string, QueryValue> = {};
@@ -114,7 +119,8 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
       path: entry.path,
       pathParams,
       query,
-      ...(body !== undefined ? { body: pruneEmpty(body) } : {}),
+      // A body validated against its schema keeps its empty objects (one may be required).
+      ...(body !== undefined ? { body: entry.requestSchema ? withoutNulls(body) : pruneEmpty(body) } : {}),
       signal,
       resourceLabel: labelFor(entry, pathParams),
     });

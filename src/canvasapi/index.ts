@@ -160,6 +160,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
       ),
       requestBodies: lazyRequestBodies(),
       now: options.now ?? (() => new Date()),
+      ...(options.settings.inviteAllowlist ? { inviteAllowlist: options.settings.inviteAllowlist } : {}),
     },
     logger: options.logger,
   };

@@ -603,12 +603,12 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
   },
   "AddItemsToCanvasBoard": {
     "title": "Create items in bulk: request body",
-    "description": "A JSON array of 1 to 20 items, possibly of different types. All are created or none is. Each item is checked against the schema for its `type` (see AddItemsToCanvasBoard.itemTypes).",
+    "description": "A JSON array of 1 to 20 items, possibly of different types. All are created or none is. Each item is checked against the schema for its `type`.",
     "type": "array",
     "minItems": 1,
     "maxItems": 20,
     "items": {
-      "description": "One item to create. It is validated against the schema for its type in AddItemsToCanvasBoard.itemTypes; common fields are data, style, position, geometry and parent.",
+      "description": "One item to create, validated against the schema for its type; common fields are data, style, position, geometry and parent.",
       "type": "object",
       "required": [
         "type"
@@ -890,7 +890,9 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
             },
             "url": {
               "description": "Public URL of the document (for example a PDF) to show.",
-              "type": "string"
+              "type": "string",
+              "format": "uri",
+              "pattern": "^https?://"
             }
           }
         },
@@ -980,11 +982,15 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
             },
             "previewUrl": {
               "description": "URL of an image shown as the preview of the embed.",
-              "type": "string"
+              "type": "string",
+              "format": "uri",
+              "pattern": "^https?://"
             },
             "url": {
               "description": "URL of the web content to embed (http or https).",
-              "type": "string"
+              "type": "string",
+              "format": "uri",
+              "pattern": "^https?://"
             }
           }
         },
@@ -1053,12 +1059,40 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
       "description": "One frame item in the AddItemsToCanvasBoard array.",
       "type": "object",
       "required": [
-        "type"
+        "type",
+        "data"
       ],
       "properties": {
         "data": {
-          "description": "The spec declares no frame-specific data fields for bulk creation; any object is passed through.",
-          "type": "object"
+          "description": "Content of the item.",
+          "type": "object",
+          "properties": {
+            "format": {
+              "description": "Frame format; only custom is accepted.",
+              "type": "string",
+              "enum": [
+                "custom"
+              ],
+              "default": "custom"
+            },
+            "showContent": {
+              "description": "false hides what is inside the frame (Enterprise plan).",
+              "type": "boolean",
+              "default": true
+            },
+            "title": {
+              "description": "Frame title, shown above the frame.",
+              "type": "string"
+            },
+            "type": {
+              "description": "Frame type; only freeform is accepted.",
+              "type": "string",
+              "enum": [
+                "freeform"
+              ],
+              "default": "freeform"
+            }
+          }
         },
         "geometry": {
           "description": "Size (and rotation, where supported) of the item.",
@@ -1110,8 +1144,14 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
           }
         },
         "style": {
-          "description": "The spec declares no frame-specific style fields for bulk creation; any object is passed through.",
-          "type": "object"
+          "description": "Look of the item.",
+          "type": "object",
+          "properties": {
+            "fillColor": {
+              "description": "Background colour as a hex code such as #fff9b1.",
+              "type": "string"
+            }
+          }
         },
         "type": {
           "description": "Must be \"frame\".",
@@ -1142,7 +1182,9 @@ export const canvasApiRequestSchemas: Record<string, unknown> = {
             },
             "url": {
               "description": "Public URL of the image to show.",
-              "type": "string"
+              "type": "string",
+              "format": "uri",
+              "pattern": "^https?://"
             }
           }
         },

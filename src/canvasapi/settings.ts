@@ -35,6 +35,8 @@ export interface CanvasApiSettings {
   timeoutMs: number;
   /** For `toolservers login canvasapi` and for renewing a stored sign-in. */
   oauth: CanvasApiOAuthSettings;
+  /** Whom tools may invite or add by e-mail; unset: anyone. */
+  inviteAllowlist?: InviteAllowlist;
 }
 
 export interface CanvasApiSettingsInput {
@@ -45,6 +47,8 @@ export interface CanvasApiSettingsInput {
   clientSecret?: string;
   authorizeUrl?: string;
   tokenUrl?: string;
+  /** Comma-separated e-mail domains and addresses (--invite-allowed-domains). */
+  inviteAllowedDomains?: string;
 }
 
 export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): CanvasApiSettings {
@@ -62,7 +66,51 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
   if (clientId) oauth.clientId = clientId;
   if (clientSecret) oauth.clientSecret = clientSecret;
   const settings: CanvasApiSettings = { baseUrl, timeoutMs, oauth };
+  const inviteAllowlist = parseInviteAllowlist(nonEmpty(flags.inviteAllowedDomains) ?? nonEmpty(env[INVITE_ALLOWLIST_ENV]));
+  if (inviteAllowlist) settings.inviteAllowlist = inviteAllowlist;
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[CANVASAPI_ENV.accessToken]);
   if (accessToken) settings.accessToken = accessToken;
   return settings;
+}
+
+/**
+ * The invitation allowlist (--invite-allowed-domains / TOOLSERVERS_INVITE_ALLOWED_DOMAINS): e-mail
+ * domains and exact addresses that tools may invite or add to boards, teams and projects.
+ */
+export const INVITE_ALLOWLIST_ENV = 'TOOLSERVERS_INVITE_ALLOWED_DOMAINS';
+
+export interface InviteAllowlist {
+  /** Domains whose every address is allowed (exactly that domain: a subdomain is listed on its own). */
+  readonly domains: ReadonlySet<string>;
+  /** Single addresses allowed, lower-case. */
+  readonly addresses: ReadonlySet<string>;
+  /** As the operator wrote it, normalized, for messages. */
+  readonly text: string;
+}
+
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const LOCAL_PART = /^[^\s@,;]{1,64}$/;
+
+/**
+ * The allowlist from a comma-separated list of domains (`example.com`, `@example.com`) and
+ * addresses (`ana@partner.io`); undefined when unset or blank. Throws on an entry that is neither.
+ */
+export function parseInviteAllowlist(value: string | undefined): InviteAllowlist | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const domains = new Set<string>();
+  const addresses = new Set<string>();
+  for (const raw of value.split(',')) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    const at = entry.lastIndexOf('@');
+    const local = at > 0 ? entry.slice(0, at) : '';
+    const domain = entry.slice(at + 1);
+    if (!DOMAIN.test(domain) || (at > 0 && !LOCAL_PART.test(local))) {
+      throw new Error(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor an address (ana@partner.io).`);
+    }
+    if (at > 0) addresses.add(entry);
+    else domains.add(domain);
+  }
+  if (domains.size === 0 && addresses.size === 0) return undefined;
+  return { domains, addresses, text: [...domains, ...addresses].join(', ') };
 }

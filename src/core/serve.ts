@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from './logger.js';
 import { corsPolicy } from './http/cors.js';
+import { allowedOriginsFrom, isAllowedOrigin } from './http/origins.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
@@ -35,7 +36,11 @@ export interface HttpServeOptions {
   auth?: HttpAuth;
   /** Extra hostnames accepted in the Host header (loopback names are always accepted). */
   allowedHosts?: string[];
-  /** Extra hostnames accepted in the Origin header (loopback origins are always accepted). */
+  /**
+   * Extra origins accepted in the Origin header (loopback origins are always accepted): full
+   * origins (`https://app.example.com:8443`, matched exactly) or bare host names (any scheme and port).
+   * A value that is neither throws at start.
+   */
   allowedOrigins?: string[];
   /** The shared store, when one is configured: `/ready` fails while it does not answer `ping()`. */
   store?: SharedStore;
@@ -119,6 +124,8 @@ export interface RunningHttpServer {
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
+/** Loopback host names as an Origin spells them (IPv6 in brackets). */
+const LOOPBACK_ORIGIN_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -133,16 +140,21 @@ export function isLoopbackHost(host: string): boolean {
 export async function serveOverHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
   const { logger } = options;
   const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
-  const origins = [...LOOPBACK_NAMES, ...(options.allowedOrigins ?? [])];
+  const origins = allowedOriginsFrom([...LOOPBACK_ORIGIN_HOSTS, ...(options.allowedOrigins ?? [])]);
   const limits = httpLimits(options.limits, options.env);
   const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
   if (auth.kind === 'key' && auth.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
   const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
   const oauth = auth.kind === 'oauth' ? auth.layer : undefined;
   // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
-  const { hostHeaderValidation, originValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
+  const { hostHeaderValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
   const validateHost = hostHeaderValidation(hosts);
-  const validateOrigin = originValidation(origins);
+  const validateOrigin = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const origin = req.headers.origin;
+    if (origin === undefined || origin === '' || isAllowedOrigin(origin, origins)) return true;
+    sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: 'Origin not allowed' }, id: null });
+    return false;
+  };
 
   // Fail at start, not at the first request, when the operator's own choice names unknown tools.
   for (const mount of options.mounts) viewFor(mount.server, mount.view);

@@ -63,6 +63,51 @@ export function shapeUser(user: Json): Shaped {
   });
 }
 
+/** A contact method's kind without the platform's suffixes: email, sms, phone, push_notification, whatsapp. */
+function contactKind(type: unknown): string | undefined {
+  return typeof type === 'string' ? type.replace(/_reference$/, '').replace(/_contact_method$/, '') : undefined;
+}
+
+/**
+ * How a user is reached: kind, label and address (a phone number with its country code). A push
+ * method's address is a device token, a secret: it is never passed on (its label names the device).
+ */
+export function shapeContactMethods(value: unknown): Shaped[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).flatMap((method) => {
+    if (method.id === undefined || method.id === null) return [];
+    const type = contactKind(method.type);
+    const countryCode = typeof method.country_code === 'number' ? `+${method.country_code} ` : '';
+    const address = type === 'push_notification' || typeof method.address !== 'string' ? undefined : `${countryCode}${method.address}`;
+    const label = [method.label, method.summary].find((text) => typeof text === 'string');
+    return [shaped({ id: String(method.id), type, label, address, ...(method.blacklisted === true ? { blacklisted: true } : {}) })];
+  });
+}
+
+/**
+ * When and how a user is paged: urgency, delay and the contact method's kind and id (its address is
+ * in contact_methods), high urgency first, soonest first.
+ */
+export function shapeNotificationRules(value: unknown, contactMethods: readonly Shaped[]): Json[] {
+  if (!Array.isArray(value)) return [];
+  const kindOf = new Map(contactMethods.map((method) => [method.id, method.type]));
+  const rules = value.filter(isRecord).map((rule) => {
+    const method = isRecord(rule.contact_method) ? rule.contact_method : {};
+    const methodId = method.id === undefined || method.id === null ? undefined : String(method.id);
+    return pruneEmpty({
+      urgency: typeof rule.urgency === 'string' ? rule.urgency : undefined,
+      start_delay_in_minutes: typeof rule.start_delay_in_minutes === 'number' ? rule.start_delay_in_minutes : undefined,
+      contact_type: contactKind(method.type) ?? (methodId ? kindOf.get(methodId) : undefined),
+      contact_method_id: methodId,
+      // Without the include the platform sends references: their summary is all there is.
+      ...(rule.urgency === undefined && rule.start_delay_in_minutes === undefined && typeof rule.summary === 'string' ? { summary: rule.summary } : {}),
+    });
+  });
+  const urgencyRank = (rule: Json) => (rule.urgency === 'high' ? 0 : rule.urgency === 'low' ? 1 : 2);
+  const delay = (rule: Json) => (typeof rule.start_delay_in_minutes === 'number' ? rule.start_delay_in_minutes : Number.MAX_SAFE_INTEGER);
+  return rules.sort((a, b) => urgencyRank(a) - urgencyRank(b) || delay(a) - delay(b));
+}
+
 export function shapeTeam(team: Json): Shaped {
   return shaped({ ...pick(team, ['id', 'name', 'description', 'default_role']), parent: ref(team.parent), html_url: team.html_url });
 }
@@ -196,6 +241,10 @@ export const pageFields = {
 };
 
 /** An on-call shift: the user and policy as references, the level, the times. */
+export const contactMethodSchema = z.looseObject({ id: z.string(), type: z.string().optional(), label: z.string().optional(), address: z.string().optional() });
+
+export const notificationRuleSchema = z.looseObject({ urgency: z.string().optional(), start_delay_in_minutes: z.number().optional(), contact_type: z.string().optional(), contact_method_id: z.string().optional() });
+
 export const oncallSchema = z.looseObject({ user: refSchema.optional(), escalation_policy: refSchema.optional(), schedule: refSchema.optional(), escalation_level: z.number().int().optional() });
 
 /** Any object or array, advertised as just that (`{"type":"object"}`, `{"type":"array"}`). */

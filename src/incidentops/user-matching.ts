@@ -30,14 +30,15 @@
  *     ~0 for the whole field), kept if s <= 0.45; score = product of s^(0.5 / sqrt(words in field));
  *     component = 0.6 x (1 - score). It ranks fragments and typos across words, and can never alone
  *     reach the auto-accept threshold.
- * - Results below `minConfidence` (default 0.3) are dropped; confidence is rounded to 3 decimals;
+ * - Results below `minConfidence` (default 0.3), or below RELATIVE_FLOOR x the best result, are
+ *   dropped (weak matches are not listed beside strong ones); confidence is rounded to 3 decimals;
  *   ties are ordered by folded name, then name, then id, so the ranking is fully deterministic.
  *
  * Speed: the index (built once per directory) holds each distinct name token once; a search
  * scores every distinct token once per query word, then each user by table look-ups, so a search
  * over 10,000 users takes a few milliseconds.
  *
- * Auto-accept: see AUTO_ACCEPT_THRESHOLD / AUTO_ACCEPT_MARGIN and chooseAutoAccept().
+ * Auto-accept: see AUTO_ACCEPT_THRESHOLD / AUTO_ACCEPT_MARGIN, UserMatch.namesakes and chooseAutoAccept().
  */
 
 export interface MatchCandidate {
@@ -58,6 +59,13 @@ export interface UserMatch<T extends MatchCandidate> {
    * more than the typo allowance of one of their name tokens).
    */
   typo?: { rivals: number };
+  /**
+   * Set on the best match only, unless the query names it in full (every word a distinct name
+   * token covering the whole name, or its exact e-mail) or is an e-mail fragment: the other users
+   * whose name the query could be a short form of (every query word equals or starts a distinct
+   * name token of theirs, or is a common short form of one: "bob" for Robert). `names` lists a few.
+   */
+  namesakes?: { count: number; names: string[] };
 }
 
 export interface RankOptions {
@@ -65,7 +73,91 @@ export interface RankOptions {
   maxResults?: number;
   /** Matches below this confidence are dropped (default 0.3). */
   minConfidence?: number;
+  /** Matches below this fraction of the best match's confidence are dropped (default RELATIVE_FLOOR). */
+  relativeFloor?: number;
 }
+
+/**
+ * Weak matches are not listed beside strong ones: a match below 0.6 x the best is dropped. It keeps
+ * every prefix of a name token (>= 0.603) even beside an exact match, so a user the query could be
+ * a short form of stays listed, and drops fragments and fuzzy hits beside a whole name or token.
+ */
+export const RELATIVE_FLOOR = 0.6;
+
+/**
+ * Common short forms that do not start the name they stand for (a short form that does, "sam"
+ * for Samantha, is covered by the prefix rule). Used only to find namesakes, never to score.
+ */
+const SHORT_FORMS: Readonly<Record<string, readonly string[]>> = {
+  bob: ['robert'],
+  bobby: ['robert'],
+  bill: ['william'],
+  billy: ['william'],
+  liam: ['william'],
+  dick: ['richard'],
+  rick: ['richard', 'frederick', 'eric'],
+  jim: ['james'],
+  jimmy: ['james'],
+  jack: ['john', 'jackson'],
+  johnny: ['john', 'jonathan'],
+  mike: ['michael'],
+  mick: ['michael'],
+  tom: ['thomas'],
+  tommy: ['thomas'],
+  dave: ['david'],
+  joe: ['joseph', 'josephine'],
+  sue: ['susan', 'suzanne'],
+  tony: ['anthony', 'antonio'],
+  ted: ['edward', 'theodore'],
+  ned: ['edward'],
+  eddie: ['edward', 'edmund'],
+  harry: ['henry', 'harold'],
+  hank: ['henry'],
+  chuck: ['charles'],
+  charlie: ['charles', 'charlotte'],
+  andy: ['andrew'],
+  drew: ['andrew'],
+  jenny: ['jennifer'],
+  becky: ['rebecca'],
+  liz: ['elizabeth'],
+  beth: ['elizabeth', 'bethany'],
+  betty: ['elizabeth'],
+  kate: ['katherine', 'catherine', 'kathleen'],
+  katie: ['katherine', 'catherine', 'kathleen'],
+  kathy: ['katherine', 'kathleen'],
+  cathy: ['catherine'],
+  peggy: ['margaret'],
+  maggie: ['margaret'],
+  meg: ['margaret', 'megan'],
+  sasha: ['alexander', 'alexandra'],
+  xander: ['alexander'],
+  sandy: ['alexandra', 'sandra'],
+  nick: ['nicholas', 'nicolas', 'dominic'],
+  steve: ['stephen'],
+  greg: ['gregory'],
+  larry: ['lawrence', 'laurence'],
+  jerry: ['gerald', 'jerome'],
+  gerry: ['gerald'],
+  dan: ['daniel'],
+  danny: ['daniel'],
+  matt: ['matthew', 'mathias'],
+  chris: ['christopher', 'christine', 'christina', 'kristopher'],
+  kit: ['christopher'],
+  patty: ['patricia'],
+  trish: ['patricia'],
+  jo: ['joanna', 'josephine'],
+  nate: ['nathan', 'nathaniel'],
+  ben: ['benjamin'],
+  vicky: ['victoria'],
+  abby: ['abigail'],
+  wes: ['wesley'],
+  zach: ['zachary'],
+  zack: ['zachary'],
+  al: ['albert', 'alan', 'alfred'],
+  fred: ['frederick', 'alfred'],
+  rob: ['robert'],
+};
+
 
 /**
  * 0.85 sits just below the scores given to "strong" evidence (exact name/e-mail 1.0, German
@@ -558,15 +650,75 @@ export function rankUsers<T extends MatchCandidate>(
     }
   }
 
-  const top = scored;
+  const best = scored[0];
+  const floor = milli(best?.confidence ?? 0) * (options.relativeFloor ?? RELATIVE_FLOOR);
+  const top = scored.filter((s) => milli(s.confidence) >= floor);
   let rivals: number | undefined;
   if (top.some((s) => s.typo)) rivals = plausibleUsers(words, indexes);
+  // Namesakes matter only for a match that could be accepted (strong, or a typo match).
+  const acceptable = best !== undefined && (milli(best.confidence) >= milli(AUTO_ACCEPT_THRESHOLD) || best.typo);
+  const namesakes = acceptable && !namesInFull(best, words.length, q) ? namesakesOf(best.entry, words, indexes) : undefined;
   return top.map((s) => ({
     user: s.entry.user,
     confidence: s.confidence,
     matched_on: s.on,
     ...(s.typo && rivals !== undefined ? { typo: { rivals: rivals - 1 } } : {}),
+    ...(s === best && namesakes ? { namesakes } : {}),
   }));
+}
+
+/**
+ * Whether the query names this match beyond doubt: its exact e-mail or an e-mail fragment (with
+ * '@'), or, with two words or more, every token of its name (1.0 exact, 0.99 German spelling,
+ * 0.95 another order). A single word never does: "Sam" may be short for Samantha.
+ */
+function namesInFull(s: Scored<unknown>, wordCount: number, q: string): boolean {
+  if (s.on === 'email') return s.confidence === 1 || q.includes('@');
+  return wordCount >= 2 && s.confidence >= ALL_TOKENS_REORDERED;
+}
+
+/** Whether a query word could stand for this name token: it equals or starts it, or is a common short form of it. */
+function couldStandFor(word: string, token: string): boolean {
+  return token.startsWith(word) || (SHORT_FORMS[word]?.includes(token) ?? false);
+}
+
+/** The other users whose name the query could be a short form of (see UserMatch.namesakes). */
+function namesakesOf<T extends MatchCandidate>(best: Entry<T>, words: readonly string[][], indexes: readonly UserIndex<T>[]): { count: number; names: string[] } {
+  let count = 0;
+  const names: string[] = [];
+  for (const index of indexes) {
+    // Per query word, which distinct tokens it could stand for (either spelling of the word).
+    const fits = words.map((forms) => Uint8Array.from(index.tokens, (token) => (forms.some((word) => couldStandFor(word, token)) ? 1 : 0)));
+    for (const entry of index.entries) {
+      if (entry === best || !readsAs(fits, entry)) continue;
+      count++;
+      if (names.length < 3) names.push(entry.user.name);
+    }
+  }
+  return { count, names };
+}
+
+/** Whether every query word can be given its own name token of the entry that it could stand for. */
+function readsAs(fits: readonly Uint8Array[], entry: Entry<unknown>): boolean {
+  const n = entry.tokens.length;
+  if (fits.length > n) return false;
+  const fitsAt = (w: number, p: number): boolean => {
+    const de = entry.tokensDe?.[p] ?? -1;
+    return fits[w]![entry.tokens[p]!] === 1 || (de >= 0 && fits[w]![de] === 1);
+  };
+  // Few words and tokens: a small search for a one-to-one assignment.
+  const used = new Uint8Array(n);
+  const assign = (w: number): boolean => {
+    if (w === fits.length) return true;
+    for (let p = 0; p < n; p++) {
+      if (used[p] || !fitsAt(w, p)) continue;
+      used[p] = 1;
+      if (assign(w + 1)) return true;
+      used[p] = 0;
+    }
+    return false;
+  };
+  return assign(0);
 }
 
 /** How many users every query word could mean one of the name tokens of (see UserMatch.typo). */
@@ -605,7 +757,8 @@ function milli(x: number): number {
 
 /**
  * Decides whether the best match can be used without asking. Never when another match is within
- * AUTO_ACCEPT_MARGIN of it. Otherwise accepted when
+ * AUTO_ACCEPT_MARGIN of it, nor while another user's name is a plausible reading of the query
+ * (`namesakes`, set by rankUsers). Otherwise accepted when
  * - its confidence is at least AUTO_ACCEPT_THRESHOLD, or
  * - it is a whole-name typo match (`typo` set by rankUsers: every query word equals or is a typo
  *   of its own name token) and no other user could be meant (`typo.rivals` is 0: nobody else has,
@@ -627,6 +780,13 @@ export function chooseAutoAccept<T extends MatchCandidate>(
     const names = close.slice(0, 3).map((m) => `"${m.user.name}" (${m.confidence})`).join(', ');
     const who = close.length === 2 ? 'Two users match' : `${close.length} users match`;
     return { reason: `${who} almost equally well (${names}${close.length > 3 ? ', ...' : ''}): ask which one is meant.` };
+  }
+  if (top.namesakes && top.namesakes.count > 0) {
+    const { count, names } = top.namesakes;
+    const others = names.map((name) => `"${name}"`).join(', ') + (count > names.length ? ` and ${count - names.length} more` : '');
+    return {
+      reason: `The best match ${describe(top)} is not certain: the query could also be short for ${others}. Ask which one is meant (or search with the full name or e-mail address).`,
+    };
   }
   const lead = second ? `well ahead of the next match "${second.user.name}" (${second.confidence})` : 'the only match';
   if (milli(top.confidence) < milli(AUTO_ACCEPT_THRESHOLD)) {

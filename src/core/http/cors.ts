@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { validateOriginHeader } from '@modelcontextprotocol/server';
 import { CHOICE_SOURCES } from '../request-choices.js';
+import { isAllowedOrigin, type AllowedOrigins } from './origins.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** Methods of the MCP Streamable HTTP transport (and of the routes beside it). */
@@ -47,19 +47,18 @@ export interface CorsPolicy {
 }
 
 /**
- * CORS for browser clients from the origins the server accepts (the same hostnames as its
+ * CORS for browser clients from the origins the server accepts (the same rules as its
  * DNS-rebinding Origin check). The origin is echoed, never `*`. No Access-Control-Allow-Credentials:
  * clients authenticate with an Authorization header, which needs none, and a page must never ride
  * on cookies. Preflights are answered without the server key, since browsers never send one.
  */
-export function corsPolicy(allowedOriginHostnames: readonly string[]): CorsPolicy {
-  const hostnames = [...allowedOriginHostnames];
+export function corsPolicy(allowed: AllowedOrigins): CorsPolicy {
   return {
     apply(req, res) {
       // Caches must not hand an answer made for one origin to another (or to a request without one).
       res.setHeader('vary', 'Origin');
       const origin = req.headers.origin;
-      if (origin === undefined || !validateOriginHeader(origin, hostnames).ok) return false;
+      if (origin === undefined || !isAllowedOrigin(origin, allowed)) return false;
       res.setHeader('access-control-allow-origin', origin);
       const requestedMethod = req.headers['access-control-request-method'];
       if (req.method !== 'OPTIONS' || requestedMethod === undefined) {

@@ -9,7 +9,7 @@ export const MAX_INCIDENT_WINDOW_DAYS = 180;
 export default incidentOpsTool({
   name: 'IncidentOps.ListIncidents',
   title: 'List incidents',
-  description: `Incidents of the last 30 days or of since/until (max ${MAX_INCIDENT_WINDOW_DAYS} days).`,
+  description: `Incidents of the last 30 days or of since/until (max ${MAX_INCIDENT_WINDOW_DAYS} days), newest first.`,
   toolset: 'incidents',
   input: z
     .strictObject({
@@ -41,6 +41,8 @@ export default incidentOpsTool({
         until: args.until,
         limit: args.limit,
         offset: args.offset,
+        // The platform's default is oldest first: the newest would be on the last page.
+        sort_by: 'created_at:desc',
       },
       signal,
     );

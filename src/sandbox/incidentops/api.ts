@@ -294,7 +294,13 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     const include = ctx.q.enumList('include[]', INCLUDE.userDetail);
     const user = data.usersById.get(id);
     if (!user) throw notFound();
-    return { user: ctx.renderer(null).user(user, { calendarUrls: include.includes('calendar_urls') }) };
+    return {
+      user: ctx.renderer(null).user(user, {
+        calendarUrls: include.includes('calendar_urls'),
+        contactMethods: include.includes('contact_methods'),
+        notificationRules: include.includes('notification_rules'),
+      }),
+    };
   }
 
   function listUsers(ctx: RequestContext): unknown {

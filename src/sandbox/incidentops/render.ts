@@ -101,7 +101,11 @@ export class Renderer {
 
   // ----- full objects
 
-  user(u: UserRecord, options: { calendarUrls?: boolean } = {}): Json {
+  /**
+   * A user. `contactMethods` / `notificationRules` (include[]) render those as full objects
+   * instead of references, as the platform does.
+   */
+  user(u: UserRecord, options: { calendarUrls?: boolean; contactMethods?: boolean; notificationRules?: boolean } = {}): Json {
     const self = `${this.ctx.baseUrl}/users/${u.id}`;
     const out: Json = {
       id: u.id,
@@ -120,21 +124,48 @@ export class Renderer {
       job_title: u.jobTitle,
       created_via_sso: false,
       teams: u.teamIds.map((t) => this.teamRef(t)),
-      contact_methods: [
-        { id: `${u.id}E`, type: 'email_contact_method_reference', summary: 'Default', self: `${self}/contact_methods/${u.id}E`, html_url: null },
-        { id: `${u.id}S`, type: 'sms_contact_method_reference', summary: 'Mobile', self: `${self}/contact_methods/${u.id}S`, html_url: null },
-        { id: `${u.id}V`, type: 'phone_contact_method_reference', summary: 'Mobile', self: `${self}/contact_methods/${u.id}V`, html_url: null },
-      ],
-      notification_rules: [
-        { id: `${u.id}N`, type: 'assignment_notification_rule_reference', summary: '0 minutes: channel email', self: `${self}/notification_rules/${u.id}N`, html_url: null },
-        { id: `${u.id}M`, type: 'assignment_notification_rule_reference', summary: '5 minutes: channel sms', self: `${self}/notification_rules/${u.id}M`, html_url: null },
-      ],
+      contact_methods: this.contactMethods(u, self, options.contactMethods === true),
+      notification_rules: this.notificationRules(u, self, options.notificationRules === true),
     };
     if (options.calendarUrls) {
       out.http_cal_url = `${WEB_HOST}/private/${u.id.toLowerCase()}-calendar/feed`;
       out.web_cal_url = `webcal://sandbox.incidentops.example/private/${u.id.toLowerCase()}-calendar/feed`;
     }
     return out;
+  }
+
+  /** Every user has an e-mail, an SMS and a voice contact method, and a push device. */
+  private contactMethods(u: UserRecord, self: string, full: boolean): Json[] {
+    const phone = `555010${u.id.charCodeAt(u.id.length - 1) % 10}`;
+    const methods = [
+      { suffix: 'E', kind: 'email', label: 'Default', details: { address: u.email, send_short_email: false, enabled: true } },
+      { suffix: 'S', kind: 'sms', label: 'Mobile', details: { address: phone, country_code: 1, enabled: true, blacklisted: false } },
+      { suffix: 'V', kind: 'phone', label: 'Mobile', details: { address: phone, country_code: 1, enabled: true, blacklisted: false } },
+      // A push address is a device token: the server must never pass it on.
+      { suffix: 'P', kind: 'push_notification', label: 'iPhone', details: { address: `device-token-${u.id.toLowerCase()}-0f3a9c`, device_type: 'ios', blacklisted: false, sounds: [] } },
+    ];
+    return methods.map(({ suffix, kind, label, details }) => {
+      const id = `${u.id}${suffix}`;
+      const common = { id, summary: label, self: `${self}/contact_methods/${id}`, html_url: null };
+      return full ? { ...common, type: `${kind}_contact_method`, label, ...details } : { ...common, type: `${kind}_contact_method_reference` };
+    });
+  }
+
+  /** High urgency: e-mail at once, SMS after 5 minutes, a call after 10; low urgency: e-mail. */
+  private notificationRules(u: UserRecord, self: string, full: boolean): Json[] {
+    const rules = [
+      { suffix: 'N', method: 'E', kind: 'email', label: 'Default', delay: 0, urgency: 'high' },
+      { suffix: 'M', method: 'S', kind: 'sms', label: 'Mobile', delay: 5, urgency: 'high' },
+      { suffix: 'C', method: 'V', kind: 'phone', label: 'Mobile', delay: 10, urgency: 'high' },
+      { suffix: 'L', method: 'E', kind: 'email', label: 'Default', delay: 0, urgency: 'low' },
+    ];
+    return rules.map(({ suffix, method, kind, label, delay, urgency }) => {
+      const id = `${u.id}${suffix}`;
+      const common = { id, summary: `${delay} minutes: channel ${kind}`, self: `${self}/notification_rules/${id}`, html_url: null };
+      if (!full) return { ...common, type: 'assignment_notification_rule_reference' };
+      const contactMethod = { id: `${u.id}${method}`, type: `${kind}_contact_method_reference`, summary: label, self: `${self}/contact_methods/${u.id}${method}`, html_url: null };
+      return { ...common, type: 'assignment_notification_rule', start_delay_in_minutes: delay, urgency, contact_method: contactMethod };
+    });
   }
 
   team(t: TeamRecord): Json {
