@@ -4,7 +4,8 @@
  * One server process per mode, the sandbox in another, Redis beside them (skipped without
  * redis-server), the load from this one; rounds interleaved in rotating order (bench/http.ts).
  * The OAuth modes' calls carry an MCP token from a real sign-in (registration, the platform's
- * sign-in, consent) and act with that user's platform token.
+ * sign-in, consent) and act with that user's platform token. BENCH_HTTP_PROFILE=<dir> writes a CPU
+ * profile of each server process there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const CHILD = fileURLToPath(new URL('./http-child.js', import.meta.url));
 const SANDBOX_CHILD = fileURLToPath(new URL('./sandbox-child.js', import.meta.url));
 const SERVER_KEY = 'bench-server-key-0123456789abcdef';
 const TOKEN = 'sandbox-token';
+const PROFILE_DIR = process.env.BENCH_HTTP_PROFILE;
 
 interface SandboxInfo {
   url: string;
@@ -62,7 +64,8 @@ export async function runAuthModesBench(): Promise<void> {
     ];
     const targets: Target[] = [];
     for (const mode of modes) {
-      const child = spawn(process.execPath, [CHILD, 'incidentops', sandbox.url, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...mode.env } });
+      const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${mode.name.replace(/\W+/g, '-')}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...profile, CHILD, 'incidentops', sandbox.url, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...mode.env } });
       children.push(child);
       const endpoint = await readLine(child, /READY (\S+)/);
       let authorization = `Bearer ${SERVER_KEY}`;
