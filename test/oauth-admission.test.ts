@@ -14,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { silentLogger } from '../src/core/logger.js';
 import type { AdmissionLimits } from '../src/core/oauth/admission.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import type { RunningHttpServer } from '../src/core/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { RedisStore } from '../src/core/store/redis-store.js';
 import type { SharedStore } from '../src/core/store/store.js';
@@ -23,7 +23,7 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
 import { prepareOAuthMode, TRUSTED_PROXIES_ENV } from '../src/servers/oauth-mode.js';
 import { startTestSandbox } from './support/harness.js';
-import { connectWithOAuth, MemoryOAuthProvider } from './support/oauth-client.js';
+import { connectWithOAuth, MemoryOAuthProvider, startOAuthServer } from './support/oauth-client.js';
 import { missingPrograms, startRedis } from './support/replicas.js';
 
 const stateKey = generateStateKey();
@@ -49,14 +49,12 @@ interface ServerChoice<Store extends SharedStore> {
 
 async function startServer<Store extends SharedStore = MemoryStore>(choice: ServerChoice<Store> = {}): Promise<{ url: string; store: Store }> {
   const store = choice.store ?? (new MemoryStore() as unknown as Store);
-  const env = { [STATE_KEY_ENV]: stateKey, ...(choice.trustedProxies ? { [TRUSTED_PROXIES_ENV]: String(choice.trustedProxies) } : {}) };
-  const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger: silentLogger, sandbox, env, single: false, store, ...(choice.admission ? { admission: choice.admission } : {}) });
-  const http = await serveOverHttp({
-    host: '127.0.0.1',
-    port: 0,
-    mounts: mode.servers.map((server) => ({ path: `/${server.id}/mcp`, server })),
+  const { http } = await startOAuthServer(sandbox, {
+    store,
+    stateKey,
     logger: silentLogger,
-    auth: { kind: 'oauth', layer: mode.layer },
+    ...(choice.trustedProxies ? { env: { [TRUSTED_PROXIES_ENV]: String(choice.trustedProxies) } } : {}),
+    ...(choice.admission ? { admission: choice.admission } : {}),
   });
   running.push({ http, store });
   return { url: http.url, store };

@@ -19,16 +19,15 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createLogger, silentLogger, type Logger } from '../src/core/logger.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import type { RunningHttpServer } from '../src/core/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
-import { generateStateKey, STATE_KEY_ENV } from '../src/core/store/sealed.js';
+import { generateStateKey } from '../src/core/store/sealed.js';
 import type { SharedStore } from '../src/core/store/store.js';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
-import { SERVERS } from '../src/servers.js';
 import { prepareOAuthMode } from '../src/servers/oauth-mode.js';
 import { RECORDS_GONE_CHANNEL } from '../src/core/oauth/record-cache.js';
 import { startTestSandbox } from './support/harness.js';
-import { CLIENT_REDIRECT, HttpBrowser, MemoryOAuthProvider } from './support/oauth-client.js';
+import { CLIENT_REDIRECT, HttpBrowser, MemoryOAuthProvider, startOAuthServer } from './support/oauth-client.js';
 
 type Json = Record<string, unknown>;
 
@@ -64,14 +63,7 @@ interface Running {
 }
 
 async function startServer(sandbox: RunningSandbox, store: SharedStore, stateKey: string, publicUrl?: string, logger: Logger = silentLogger): Promise<Running> {
-  const mode = prepareOAuthMode({ entries: SERVERS, input: {}, logger, sandbox, env: { [STATE_KEY_ENV]: stateKey }, single: false, store, ...(publicUrl ? { publicUrl } : {}) });
-  const http = await serveOverHttp({
-    host: '127.0.0.1',
-    port: 0,
-    mounts: mode.servers.map((server) => ({ path: `/${server.id}/mcp`, server })),
-    logger: silentLogger,
-    auth: { kind: 'oauth', layer: mode.layer },
-  });
+  const { http } = await startOAuthServer(sandbox, { store, stateKey, logger, ...(publicUrl ? { publicUrl } : {}) });
   return { http, base: http.url, endpoint: `${http.url}/incidentops/mcp` };
 }
 

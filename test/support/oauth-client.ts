@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
-import { createLogger, silentLogger } from '../../src/core/logger.js';
+import { createLogger, silentLogger, type Logger } from '../../src/core/logger.js';
+import type { AdmissionLimits } from '../../src/core/oauth/admission.js';
 const testLogger = process.env.OAUTH_TRACE ? createLogger('debug') : silentLogger;
 import { oauthRecords, type OAuthRecords } from '../../src/core/oauth/adapter.js';
 import { recordKeysFor } from '../../src/core/oauth/layer.js';
@@ -162,6 +163,11 @@ export interface OAuthTestServerOptions {
   store?: SharedStore;
   /** TOOLSERVERS_STATE_KEY; default: a fresh one. */
   stateKey?: string;
+  /** More environment, e.g. TOOLSERVERS_TRUSTED_PROXIES. */
+  env?: Record<string, string>;
+  admission?: Partial<AdmissionLimits>;
+  /** The OAuth layer's logger (default: silent unless OAUTH_TRACE is set). */
+  logger?: Logger;
 }
 
 export async function startOAuthServer(sandbox: RunningSandbox, options: OAuthTestServerOptions = {}): Promise<OAuthTestServer> {
@@ -169,10 +175,11 @@ export async function startOAuthServer(sandbox: RunningSandbox, options: OAuthTe
   const mode = prepareOAuthMode({
     entries: SERVERS,
     input: {},
-    logger: testLogger,
+    logger: options.logger ?? testLogger,
     sandbox,
-    env: { [STATE_KEY_ENV]: stateKey },
+    env: { [STATE_KEY_ENV]: stateKey, ...options.env },
     single: false,
+    ...(options.admission ? { admission: options.admission } : {}),
     ...(options.allowHttpClientIds ? { allowHttpClientIds: true } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.store ? { store: options.store } : {}),
