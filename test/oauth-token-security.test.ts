@@ -24,7 +24,6 @@ import { MemoryStore } from '../src/core/store/memory-store.js';
 import { generateStateKey } from '../src/core/store/sealed.js';
 import type { SharedStore } from '../src/core/store/store.js';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
-import { prepareOAuthMode } from '../src/servers/oauth-mode.js';
 import { RECORDS_GONE_CHANNEL } from '../src/core/oauth/record-cache.js';
 import { startTestSandbox } from './support/harness.js';
 import { CLIENT_REDIRECT, HttpBrowser, MemoryOAuthProvider, startOAuthServer } from './support/oauth-client.js';
