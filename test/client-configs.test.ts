@@ -1,6 +1,6 @@
 /**
  * Names every client accepts, and every client configuration we publish works when pasted:
- * the README's configurations and the ones `toolservers serve` prints are started as written
+ * the configurations of the README and docs/clients.md and the ones `toolservers serve` prints are started as written
  * (against the sandbox) and their tool lists are checked against each client's rules.
  */
 import assert from 'node:assert/strict';
@@ -79,11 +79,11 @@ interface LaunchSpec {
   env?: Record<string, string>;
 }
 
-/** The configuration blocks of the README, by the client-config marker before each. */
+/** The configuration blocks of the README and docs/clients.md, by the client-config marker before each. */
 function readmeConfigs(): Map<string, string> {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const pages = ['README.md', 'docs/clients.md'].map((page) => readFileSync(path.join(ROOT, page), 'utf8')).join('\n');
   const blocks = new Map<string, string>();
-  for (const match of readme.matchAll(/<!-- client-config: ([a-z-]+) -->\n```[a-z]*\n([\s\S]*?)\n```/g)) blocks.set(match[1]!, match[2]!);
+  for (const match of pages.matchAll(/<!-- client-config: ([a-z-]+) -->\n```[a-z]*\n([\s\S]*?)\n```/g)) blocks.set(match[1]!, match[2]!);
   return blocks;
 }
 
@@ -155,11 +155,25 @@ function checkClient(client: string, listed: Map<string, string[]>): void {
     assert.ok(names.length > 0, `${client} ${server}: lists tools`);
     assertPortable(names, `${client} ${server}`);
     if (client === 'claude-code') for (const name of names) assert.ok(`mcp__${server}__${name}`.length <= CLAUDE_CODE_LIMIT, name);
+    // Gemini CLI prefixes <server>__ when names collide and shortens past 64 characters.
+    if (client === 'gemini') for (const name of names) assert.ok(`${server}__${name}`.length <= 64, name);
   }
   if (client === 'vscode') {
-    const total = [...listed.values()].reduce((sum, names) => sum + names.length, 0);
+    // A block may show one server; the README says to repeat it for the other, so count both.
+    const incidentOps = listed.get('incidentops') ?? listTools(SERVERS.find((entry) => entry.id === 'incidentops')!.create({}, { logger: silentLogger }), {}).map((tool) => tool.name);
+    const total = [...listed.entries()].filter(([server]) => server !== 'incidentops').reduce((sum, [, names]) => sum + names.length, incidentOps.length);
     assert.ok(total <= VSCODE_TOOL_LIMIT, `VS Code gets ${total} tools per request, more than ${VSCODE_TOOL_LIMIT}`);
   }
+}
+
+/**
+ * The documentation is written for the short name style (issue 19); a build without it skips the
+ * configurations that use it, saying why, rather than testing something else than what is written.
+ */
+function needsMissingNameStyle(text: string): string | false {
+  const styles = [...text.matchAll(/--tool-names"?,?\s*"?([a-z]+)|\/([a-z]+)\/mcp/g)].map((match) => match[1] ?? match[2]!);
+  const missing = styles.filter((style) => ['contract', 'underscore', 'short'].includes(style) && !(NAME_STYLES as readonly string[]).includes(style));
+  return missing.length > 0 ? `this build has no --tool-names ${missing[0]} (the name style the configuration uses)` : false;
 }
 
 /** A running `toolservers serve --sandbox` with the text it printed for people. */
@@ -192,27 +206,31 @@ describe('client configurations', () => {
   });
 
   it('the README has a tested configuration for every client', () => {
-    assert.deepEqual([...configs.keys()].sort(), ['claude-code', 'claude-desktop', 'claude-desktop-remote', 'codex', 'cursor', 'vscode']);
+    assert.deepEqual([...configs.keys()].sort(), ['claude-code', 'claude-desktop', 'claude-desktop-remote', 'codex', 'gemini', 'vscode']);
   });
 
-  const stdioClients: [string, (text: string) => LaunchSpec[]][] = [
-    ['claude-desktop', (text) => fromJsonConfig(text, 'mcpServers')],
-    ['cursor', (text) => fromJsonConfig(text, 'mcpServers')],
-    ['vscode', (text) => fromJsonConfig(text, 'servers')],
-    ['codex', fromCodexToml],
-    ['claude-code', fromClaudeCode],
+  // Cursor reads the same mcpServers block as Claude Desktop (the README gives them one block).
+  const stdioClients: [client: string, block: string, parse: (text: string) => LaunchSpec[]][] = [
+    ['claude-desktop', 'claude-desktop', (text) => fromJsonConfig(text, 'mcpServers')],
+    ['cursor', 'claude-desktop', (text) => fromJsonConfig(text, 'mcpServers')],
+    ['gemini', 'gemini', (text) => fromJsonConfig(text, 'mcpServers')],
+    ['vscode', 'vscode', (text) => fromJsonConfig(text, 'servers')],
+    ['codex', 'codex', fromCodexToml],
+    ['claude-code', 'claude-code', fromClaudeCode],
   ];
-  for (const [client, parse] of stdioClients) {
-    it(`README ${client}: every server starts as configured and lists tools the client accepts`, async () => {
-      const specs = parse(configs.get(client) ?? '');
-      assert.deepEqual(specs.map((spec) => spec.server).sort(), ['canvasapi', 'incidentops']);
+  for (const [client, block, parse] of stdioClients) {
+    const text = configs.get(block) ?? '';
+    it(`README ${client}: every server starts as configured and lists tools the client accepts`, { skip: needsMissingNameStyle(text) }, async () => {
+      const specs = parse(text);
+      assert.ok(specs.some((spec) => spec.server === 'canvasapi'), `${client} configures canvasapi`);
+      for (const spec of specs) assert.ok(['canvasapi', 'incidentops'].includes(spec.server), `${client}: unknown server ${spec.server}`);
       const listed = new Map<string, string[]>();
       for (const spec of specs) listed.set(spec.server, await listViaStdio(spec));
       checkClient(client, listed);
     });
   }
 
-  it('README claude-desktop-remote: the mcp-remote bridge reaches a running server with the key and lists accepted names', async () => {
+  it('README claude-desktop-remote: the mcp-remote bridge reaches a running server with the key and lists accepted names', { skip: needsMissingNameStyle(configs.get('claude-desktop-remote') ?? '') }, async () => {
     const key = /Generated key for this run[^\n]*\n\s+(\S+)/.exec(serve.printed)?.[1];
     assert.ok(key, 'serve printed its generated key');
     const specs = fromJsonConfig(configs.get('claude-desktop-remote') ?? '', 'mcpServers').map((spec) => ({

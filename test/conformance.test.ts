@@ -187,7 +187,7 @@ function judge(run: SuiteRun): Verdict {
     for (const key of EXPECTED_FAILURES.keys()) {
       if (!key.startsWith(`${scenario}:`) || failing.some((c) => `${scenario}:${c.id}` === key)) continue;
       const status = checks.find((c) => `${scenario}:${c.id}` === key)?.status ?? 'absent';
-      problems.push(`${run.wire} ${scenario}: ${key} is listed as an expected failure but is ${status}: update EXPECTED_FAILURES (and the README)`);
+      problems.push(`${run.wire} ${scenario}: ${key} is listed as an expected failure but is ${status}: update EXPECTED_FAILURES (and docs/development.md)`);
     }
     const successes = checks.filter((c) => c.status === 'SUCCESS').length;
     if (failing.length === 0) passed.push(`${scenario} (${successes})`);

@@ -3,7 +3,7 @@
  * - every tool's listed definition is a committed snapshot (test/snapshots/tools/), so any change
  *   to a name, schema, description or hint shows in the diff (UPDATE_SNAPSHOTS=1 rewrites them);
  * - the context budgets hold, counted in bytes and with a real tokenizer;
- * - the README's size table is the one the code produces.
+ * - the size table of docs/tools.md is the one the code produces.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,13 +71,13 @@ describe('context budgets', () => {
     }
   });
 
-  it('the README publishes the size of every profile as the code measures it', async () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  it('docs/tools.md publishes the size of every profile as the code measures it', async () => {
+    const page = readFileSync(path.join(ROOT, 'docs', 'tools.md'), 'utf8');
     for (const { entry, server } of servers) {
       for (const profile of Object.keys(profilesOf(server))) {
         const size = await sizeOf(entry.id, { selections: [{ profile }] });
         const row = `| ${entry.name} | \`${profile}\` | ${size.tools} | ${size.listBytes.toLocaleString('en-US')} | ${size.listTokens.toLocaleString('en-US')} |`;
-        assert.ok(readme.includes(row), `README lacks the row ${row}`);
+        assert.ok(page.includes(row), `docs/tools.md lacks the row ${row}`);
       }
     }
   });
