@@ -123,6 +123,21 @@ export function commandsIn(text: string): string[] {
   return commands;
 }
 
+/**
+ * The launch fragments the client sections give in prose (`"args": [...]` with the sandbox, or
+ * `"command": "node", "args": ["/path/to/clone/dist/cli.js", ...]` without the global install),
+ * as the command line a client would start.
+ */
+export function launchFragments(text: string): string[] {
+  const prose = text.replace(/```[\s\S]*?```/g, '');
+  const launches: string[] = [];
+  for (const span of prose.matchAll(/`((?:"command": "(\w+)", )?"?args"?\s*[:=]\s*(\[[^\]]*\]))`/g)) {
+    const args = JSON.parse(span[3]!) as string[];
+    launches.push([span[2] ?? 'toolservers', ...args].join(' '));
+  }
+  return launches;
+}
+
 interface Clone {
   dir: string;
   env: NodeJS.ProcessEnv;
@@ -196,7 +211,7 @@ async function runUntil(clone: Clone, command: string, ready: RegExp): Promise<s
 
 /** Starts a stdio server command as a client would and lists its tool names. */
 async function listTools(clone: Clone, command: string): Promise<string[]> {
-  const [program, ...args] = command.split(/\s+/);
+  const [program, ...args] = command.replaceAll('/path/to/clone', clone.dir).split(/\s+/);
   const transport = new StdioClientTransport({ command: program!, args, cwd: clone.dir, env: clone.env as Record<string, string>, stderr: 'pipe' });
   const client = new Client({ name: 'readme-check', version: '1' });
   await client.connect(transport);
@@ -225,6 +240,12 @@ function planFor(command: string): Plan {
   if (command === 'npm ci') return { kind: 'skip', reason: 'needs the network; the clone links node_modules and gets dist/ as npm ci leaves them' };
   if (/npx -y toolservers|npm install -g toolservers/.test(command)) return { kind: 'skip', reason: 'works once the package is published on npm, as the README says' };
   if (command === 'npm test') return { kind: 'skip', reason: 'the suite this test belongs to' };
+  if (/^node \/path\/to\/clone\/dist\/cli\.js (incidentops|canvasapi)\b/.test(command)) {
+    const style = missingStyle(command);
+    if (style) return { kind: 'skip', reason: `this build has no --tool-names ${style}` };
+    // A client configuration without the global install; it is given a token, so try it with the sandbox.
+    return { kind: 'stdio', server: /--sandbox\b/.test(command) ? command : `${command} --sandbox` };
+  }
   if (/<[^>]+>|…|\/path\/to\//.test(command) && !command.startsWith('claude mcp add')) return { kind: 'skip', reason: 'has a placeholder for the reader to fill in' };
   if (/^toolservers login\b/.test(command)) return { kind: 'skip', reason: 'signs in to a real account in a browser (docs/sandbox.md has the offline sign-in)' };
   if (command.startsWith('claude mcp add')) {
@@ -244,7 +265,10 @@ function planFor(command: string): Plan {
 
 describe('the README as written, from a fresh clone', { concurrency: false }, () => {
   const readme = readFileSync(README, 'utf8');
-  const commands = RUN_SECTIONS.flatMap((heading) => commandsIn(section(readme, heading)).flatMap((line) => line.split(' && ')));
+  const commands = [
+    ...RUN_SECTIONS.flatMap((heading) => commandsIn(section(readme, heading)).flatMap((line) => line.split(' && '))),
+    ...launchFragments(section(readme, 'Connect a client')),
+  ];
   let clone: Clone;
 
   before(() => {
@@ -258,6 +282,7 @@ describe('the README as written, from a fresh clone', { concurrency: false }, ()
     for (const needed of ['npm ci', 'npm install -g .', 'npm start', 'npm test']) assert.ok(commands.includes(needed), `README runs ${needed}`);
     assert.ok(commands.some((command) => command.startsWith('toolservers call ') && command.includes('--sandbox')), 'a tool call against the sandbox');
     assert.ok(commands.some((command) => command.startsWith('claude mcp add') && command.includes('--sandbox')), 'a Claude Code line with the sandbox');
+    assert.ok(commands.some((command) => command.startsWith('node /path/to/clone/dist/cli.js ')), 'a configuration without the global install');
   });
 
   it('`npm install -g .` puts toolservers on the PATH of a throwaway prefix', () => {
