@@ -233,6 +233,11 @@ const missingStyle = (command: string): string | undefined => {
   return style && !(NAME_STYLES as readonly string[]).includes(style) ? style : undefined;
 };
 
+/** Whether the built CLI has a sub-command (the README is written for the product of issue 19). */
+function cliHas(command: string): boolean {
+  return spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), command, '--help'], { encoding: 'utf8' }).status === 0;
+}
+
 /** What the test does with one command, or why it does not run it. */
 type Plan = { kind: 'skip'; reason: string } | { kind: 'run' } | { kind: 'serve'; ready: RegExp } | { kind: 'stdio'; server: string };
 
@@ -257,6 +262,7 @@ function planFor(command: string): Plan {
   }
   const style = missingStyle(command);
   if (style) return { kind: 'skip', reason: `this build has no --tool-names ${style}` };
+  if (/^toolservers key\b/.test(command) && !cliHas('key')) return { kind: 'skip', reason: 'this build has no `toolservers key` command' };
   if (/^npm start\b|^toolservers serve\b/.test(command)) return { kind: 'serve', ready: /http:\/\/127\.0\.0\.1:\d+\/canvasapi\/mcp/ };
   if (/^toolservers sandbox\b/.test(command)) return { kind: 'serve', ready: /toolservers login canvasapi/ };
   if (/^toolservers (incidentops|canvasapi)\b/.test(command) && !/--transport http/.test(command)) return { kind: 'stdio', server: command };
