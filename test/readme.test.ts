@@ -235,7 +235,7 @@ const missingStyle = (command: string): string | undefined => {
 
 /** Whether the built CLI has a sub-command (the README is written for the product of issue 19). */
 function cliHas(command: string): boolean {
-  return spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), command, '--help'], { encoding: 'utf8' }).status === 0;
+  return spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'help', command], { encoding: 'utf8' }).status === 0;
 }
 
 /** What the test does with one command, or why it does not run it. */
