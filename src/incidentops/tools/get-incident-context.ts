@@ -12,6 +12,8 @@ const NEWEST_ALERTS = 5;
 /** Lines of an alert's details shown, each at most DETAIL_LINE_CHARS. */
 const DETAIL_LINES = 3;
 const DETAIL_LINE_CHARS = 120;
+/** Platform text that is one line (titles, summaries) is cut here. */
+const LINE_CHARS = 300;
 const NOTES_SHOWN = 10;
 const NOTE_CHARS = 600;
 /** Key events shown: the first few and the latest ones, with a count of those between. */
@@ -50,7 +52,8 @@ function detailLines(body: unknown): string | undefined {
 function shapeAlert(alert: Json): { id: string } & Json {
   return {
     id: String(alert.id),
-    ...pickStrings(alert, ['created_at', 'severity', 'status', 'summary']),
+    ...pickStrings(alert, ['created_at', 'severity', 'status']),
+    ...(typeof alert.summary === 'string' ? { summary: oneLine(alert.summary, LINE_CHARS) } : {}),
     ...(detailLines(alert.body) ? { details: detailLines(alert.body) } : {}),
   };
 }
@@ -66,7 +69,7 @@ function noteLine(note: Json): string {
 
 function eventLine(entry: Json): string {
   const kind = typeof entry.type === 'string' ? entry.type.replace(/_log_entry$/, '') : 'event';
-  const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, 300) : '';
+  const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, LINE_CHARS) : '';
   return `${String(entry.created_at ?? '')} ${kind}: ${summary}`;
 }
 
@@ -131,7 +134,8 @@ export default incidentOpsTool({
       incident: {
         id: String(incident.id),
         ...(typeof incident.incident_number === 'number' ? { number: incident.incident_number } : {}),
-        ...pickStrings(incident, ['title', 'status', 'urgency', 'created_at', 'resolved_at']),
+        ...(typeof incident.title === 'string' ? { title: oneLine(incident.title, 2 * LINE_CHARS) } : {}),
+        ...pickStrings(incident, ['status', 'urgency', 'created_at', 'resolved_at']),
         ...(ref(incident.priority) ? { priority: named(incident.priority) } : {}),
         ...(named(incident.service) ? { service: named(incident.service) } : {}),
         ...(named(incident.escalation_policy) ? { escalation_policy: named(incident.escalation_policy) } : {}),

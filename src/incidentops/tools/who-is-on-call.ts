@@ -69,7 +69,7 @@ export default incidentOpsTool({
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: ask about one escalation_policy_id at a time.',
   handler: async (args, { deps, signal, progress }) => {
-    const at = instantOf(args.at, args.time_zone, deps.now());
+    const at = instantOf(args.at, args.time_zone, deps.now()).set({ millisecond: 0 });
     const shown = (time: DateTime) => time.toISO({ suppressMilliseconds: true }) as string;
     const base = { at: shown(at) };
     let policyIds: string[] | undefined = args.escalation_policy_id ? [args.escalation_policy_id] : undefined;
