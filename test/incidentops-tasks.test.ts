@@ -409,7 +409,8 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
         onCall: { contractCalls: contractOnCall.length, contractTokens: await sum(contractOnCall), taskCalls: taskOnCall.length, taskTokens: await sum(taskOnCall) },
         incident: { number: target.incident_number, contractCalls: contractIncident.length, contractTokens: await sum(contractIncident), taskCalls: taskIncident.length, taskTokens: await sum(taskIncident) },
       };
-      console.error(`task cost (docs/tasks.md): ${JSON.stringify(figures)}`);
+      const perCall = async (outcomes: ToolOutcome[]) => Promise.all(outcomes.map(tokensOf));
+      console.error(`task cost (docs/tasks.md): ${JSON.stringify(figures)} per call: ${JSON.stringify({ contractOnCall: await perCall(contractOnCall), taskOnCall: await perCall(taskOnCall), contractIncident: await perCall(contractIncident), taskIncident: await perCall(taskIncident) })}`);
       for (const figure of Object.values(figures)) {
         assert.ok(figure.taskTokens < 0.45 * figure.contractTokens, JSON.stringify(figure));
         assert.ok(figure.taskCalls <= figure.contractCalls, JSON.stringify(figure));
