@@ -404,6 +404,7 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
       contractIncident.push(await callTool(at, 'IncidentOps.ListOnCalls', { escalation_policy_ids: [String((target.escalation_policy as Json).id)], limit: 50 }));
       const taskIncident = [await callTool(at, 'IncidentOps.GetIncidentContext', { incident_id: String(target.incident_number) })];
 
+      for (const outcome of [...contractOnCall, ...taskOnCall, ...contractIncident, ...taskIncident]) assert.equal(outcome.isError, false, JSON.stringify(outcome.data));
       const sum = async (outcomes: ToolOutcome[]) => (await Promise.all(outcomes.map(tokensOf))).reduce((a, b) => a + b, 0);
       const figures = {
         onCall: { contractCalls: contractOnCall.length, contractTokens: await sum(contractOnCall), taskCalls: taskOnCall.length, taskTokens: await sum(taskOnCall) },
