@@ -166,6 +166,17 @@ describe('IncidentOps.WhoIsOnCall', () => {
     assert.deepEqual(new Set((result.data.escalation_policies as Json[]).map((p) => idOf(p.escalation_policy))), new Set(policies));
   });
 
+  it("reports progress over both walks (a team's policies, then the shifts), always increasing", async () => {
+    const teams = (await platform('/teams?query=Payments')).teams as Json[];
+    const tool = server.tools.find((t) => t.name === 'IncidentOps.WhoIsOnCall') as AnyToolDefinition;
+    const seen: { progress: number; message?: string }[] = [];
+    const raw = await executeTool(server, tool, { team_id: String((teams[0] as Json).id) }, new AbortController().signal, (progress, _total, message) => seen.push({ progress, ...(message ? { message } : {}) }));
+    assert.equal(raw.isError, undefined);
+    assert.ok(seen.length >= 2, JSON.stringify(seen));
+    assert.ok(seen.every((s, i) => i === 0 || s.progress > (seen[i - 1] as { progress: number }).progress), JSON.stringify(seen));
+    assert.ok(seen.some((s) => /escalation policies/.test(s.message ?? '')) && seen.some((s) => /on-call shifts/.test(s.message ?? '')), JSON.stringify(seen));
+  });
+
   it('reads a local `at` in time_zone and answers in that zone: the same instants as the UTC question', async () => {
     const [rotation] = await simpleRotations();
     assert.ok(rotation);
@@ -253,6 +264,16 @@ describe('IncidentOps.GetIncidentContext', () => {
         assert.equal(result.sent.filter((r) => r.path.endsWith('/log_entries') && !r.path.includes('/incidents/')).length, 0, 'never the account feed');
       }
     }
+  });
+
+  it('reports progress step by step', async () => {
+    const incidents = (await platform('/incidents?date_range=all&limit=1')).incidents as Json[];
+    const tool = server.tools.find((t) => t.name === 'IncidentOps.GetIncidentContext') as AnyToolDefinition;
+    const seen: [number, number | undefined][] = [];
+    const raw = await executeTool(server, tool, { incident_id: String((incidents[0] as Json).id) }, new AbortController().signal, (progress, total) => seen.push([progress, total]));
+    assert.equal(raw.isError, undefined);
+    assert.deepEqual(seen.map(([progress]) => progress), [1, 2, 3, 4, 5]);
+    assert.ok(seen.every(([, total]) => total === 5));
   });
 
   it('demo data: notes by different people and several alerts with details', async () => {

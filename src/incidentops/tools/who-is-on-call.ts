@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { reportPages } from '../api.js';
 import { incidentOpsTool } from '../deps.js';
 import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
 import { idParam, isoTimeParam, parseIsoTime, timeZoneParam } from '../params.js';
@@ -72,6 +71,9 @@ export default incidentOpsTool({
     const at = instantOf(args.at, args.time_zone, deps.now()).set({ millisecond: 0 });
     const shown = (time: DateTime) => time.toISO({ suppressMilliseconds: true }) as string;
     const base = { at: shown(at) };
+    // One count over both walks (the team's policies, then the shifts): progress only increases.
+    let pagesRead = 0;
+    const pages = (what: string) => (page: number, total?: number) => progress(++pagesRead, undefined, `Reading ${what}: page ${page}${total !== undefined ? ` of ${total}` : ''}`);
     let policyIds: string[] | undefined = args.escalation_policy_id ? [args.escalation_policy_id] : undefined;
     let service: string | undefined;
     let note: string | undefined;
@@ -83,7 +85,7 @@ export default incidentOpsTool({
     } else if (args.team_id) {
       const { items } = await deps.api.listAll('/escalation_policies', 'escalation_policies', { 'team_ids[]': [args.team_id] }, signal, {
         maxItems: MAX_POLICIES + 1,
-        onProgress: reportPages(progress, "the team's escalation policies"),
+        onProgress: pages("the team's escalation policies"),
       });
       policyIds = items.map((policy) => String(policy.id));
       if (policyIds.length > MAX_POLICIES) {
@@ -105,7 +107,7 @@ export default incidentOpsTool({
         time_zone: args.time_zone,
       },
       signal,
-      { maxItems: 5000, onProgress: reportPages(progress, 'on-call shifts') },
+      { maxItems: 5000, onProgress: pages('on-call shifts') },
     );
     const policies: OnCallPolicy[] = onCallLevels(items, at.toMillis(), true);
     if (truncated) note = `More than 5,000 shifts in the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days: the next person may be missing. Ask by escalation_policy_id.`;
