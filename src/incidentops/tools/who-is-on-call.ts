@@ -48,7 +48,7 @@ export default incidentOpsTool({
       team_id: idParam("Its escalation policies' on-calls.").optional(),
       schedule_id: idParam('On-calls through this schedule.').optional(),
       escalation_policy_id: idParam('This policy.').optional(),
-      at: isoTimeParam(`When (default now; at most ${MAX_AT_FUTURE_DAYS} days ahead); without an offset, read in time_zone.`),
+      at: isoTimeParam(`When (default now; at most ${MAX_AT_FUTURE_DAYS} days ahead); without an offset, in time_zone (else UTC).`),
       time_zone: timeZoneParam,
     })
     .superRefine((args, ctx) => {
