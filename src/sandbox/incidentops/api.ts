@@ -522,7 +522,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     const alerts = data.alertsByIncident.get(incidentId);
     if (!alerts) throw notFound();
     const page = q.page();
-    const include = new Set(q.enumList('include[]', INCLUDE.alerts));
+    q.enumList('include[]', INCLUDE.alerts); // validated; references are kept
     const statuses = q.enumList('statuses[]', ['triggered', 'resolved']);
     const alertKey = q.one('alert_key');
     const sort = parseAlertSort(q.one('sort_by'));
@@ -537,7 +537,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
         return a.id < b.id ? -1 : 1;
       });
     const r = ctx.renderer(null);
-    return paginate('alerts', items, page, (a) => r.alert(a, include));
+    return paginate('alerts', items, page, (a) => r.alert(a));
   }
 
   /** An incident's notes, oldest first; the endpoint has no paging. */

@@ -406,7 +406,8 @@ export class Renderer {
     return out;
   }
 
-  alert(a: AlertRecord, include: ReadonlySet<string>): Json {
+  /** The spec types an alert's service, trigger entry and incident as references, so include[] keeps them references. */
+  alert(a: AlertRecord): Json {
     const incident = this.data.incidentsById.get(a.incidentId) as IncidentRecord;
     const service = this.data.servicesById.get(a.serviceId) as ServiceRecord;
     const trigger = this.data.logEntriesById.get(incident.firstTriggerLogEntryId) as LogEntryRecord;
@@ -420,13 +421,21 @@ export class Renderer {
       created_at: this.time(a.createdAt),
       status: a.resolvedAt === null ? 'triggered' : 'resolved',
       alert_key: a.alertKey,
-      service: include.has('services') ? this.service(service) : this.serviceRef(service.id),
-      first_trigger_log_entry: include.has('first_trigger_log_entries') ? this.logEntry(trigger) : this.logEntryRef(trigger),
-      incident: include.has('incidents') ? this.incident(incident, new Set(), this.data.generatedAt) : this.incidentRef(incident.id),
+      service: this.serviceRef(service.id),
+      first_trigger_log_entry: this.logEntryRef(trigger),
+      incident: this.incidentRef(incident.id),
       suppressed: false,
       severity: a.severity,
       ...(integration
-        ? { integration: this.ref(integration.type, integration.id, integration.name, `services/${service.id}/integrations/${integration.id}`, `services/${service.id}/integrations/${integration.id}`) }
+        ? {
+            integration: this.ref(
+              integration.type.replace(/_reference$/, ''),
+              integration.id,
+              integration.name,
+              `services/${service.id}/integrations/${integration.id}`,
+              `services/${service.id}/integrations/${integration.id}`,
+            ),
+          }
         : {}),
       body: { type: 'alert_body', contexts: [{ type: 'link', href: a.details.runbook, text: 'Runbook' }], details: a.details },
     };
