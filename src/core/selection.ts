@@ -34,7 +34,7 @@ export interface ToolSelection {
 
 /** Profiles every server has, besides its own. */
 export const CORE_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  all: { description: 'every tool (the default)' },
+  all: { description: 'every tool of the platform contract (the default); tools beyond it are opt-in' },
   readonly: { description: 'only tools that change nothing', readOnly: true },
   meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true, includeOptIn: true },
 };
