@@ -3,7 +3,7 @@ import { isRecord } from '../../core/json.js';
 import { incidentOpsTool } from '../deps.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import { incidentIdParam } from '../params.js';
-import { checkedOutput, ref } from '../shape.js';
+import { checkedOutput } from '../shape.js';
 
 type Json = Record<string, unknown>;
 
@@ -104,7 +104,7 @@ export default incidentOpsTool({
       ]);
     };
     const early = byNumber ? undefined : partsOf(args.incident_id);
-    // Settled together, so that a failure of one leaves no request of the others unobserved.
+    // If the incident itself fails, that is the error reported; its parts' failure must not go unhandled.
     early?.catch(() => undefined);
     const incident = await getIncident;
     const policyId = isRecord(incident.escalation_policy) && typeof incident.escalation_policy.id === 'string' ? incident.escalation_policy.id : undefined;
@@ -136,7 +136,7 @@ export default incidentOpsTool({
         ...(typeof incident.incident_number === 'number' ? { number: incident.incident_number } : {}),
         ...(typeof incident.title === 'string' ? { title: oneLine(incident.title, 2 * LINE_CHARS) } : {}),
         ...pickStrings(incident, ['status', 'urgency', 'created_at', 'resolved_at']),
-        ...(ref(incident.priority) ? { priority: named(incident.priority) } : {}),
+        ...(named(incident.priority) ? { priority: named(incident.priority) } : {}),
         ...(named(incident.service) ? { service: named(incident.service) } : {}),
         ...(named(incident.escalation_policy) ? { escalation_policy: named(incident.escalation_policy) } : {}),
         ...(assignees.length ? { assigned_to: assignees } : {}),
