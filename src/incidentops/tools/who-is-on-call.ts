@@ -23,17 +23,11 @@ const outputSchema = z.object({
   note: z.string().optional(),
 });
 
-/** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default). */
+/** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';
   if (at === undefined) return DateTime.fromJSDate(now).setZone(zone);
-  const parsed = parseIsoTime(at) as DateTime;
-  const local = DateTime.fromISO(at.trim(), { zone });
-  return (hasOffset(at) ? parsed : local).setZone(zone);
-}
-
-function hasOffset(value: string): boolean {
-  return /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value.trim()) && value.includes('T');
+  return DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
 }
 
 export default incidentOpsTool({
