@@ -54,6 +54,12 @@ describe('IncidentOps requests conform to the official spec', { skip: skipUnless
     await ok('IncidentOps.ListUsers', { limit: 50, offset: 50 });
     await ok('IncidentOps.SearchUsers', { query: String((me.user as Json).email), auto_accept_matches: true });
     await ok('IncidentOps.GetTeam', { team_id: teamIds[0] });
+    // The task tools beyond the contract read through the same spec.
+    await ok('IncidentOps.GetIncidentContext', { incident_id: incidents[0]!.id });
+    await ok('IncidentOps.GetIncidentContext', { incident_id: String(incidents[1]!.incident_number) });
+    await ok('IncidentOps.WhoIsOnCall', { service_id: services[0]!.id, time_zone: 'Europe/Berlin' });
+    await ok('IncidentOps.WhoIsOnCall', { team_id: teamIds[0], at: iso(3) });
+    await ok('IncidentOps.WhoIsOnCall', { schedule_id: schedules[0]!.id, at: '2026-12-01T09:00', time_zone: 'Asia/Tokyo' });
 
     const requests = sandbox.requests;
     assert.ok(requests.length >= 20, `a broad sample of requests (${requests.length})`);
@@ -68,7 +74,7 @@ describe('IncidentOps requests conform to the official spec', { skip: skipUnless
       assert.match(request.headers.authorization ?? '', /^Bearer /);
     }
     // Every endpoint the digest lists for IncidentOps was exercised.
-    for (const expected of ['/users/me', '/users', '/oncalls', '/incidents', '/incidents/{id}', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/teams', '/teams/{id}', '/teams/{id}/members']) {
+    for (const expected of ['/users/me', '/users', '/oncalls', '/incidents', '/incidents/{id}', '/incidents/{id}/alerts', '/incidents/{id}/notes', '/incidents/{id}/log_entries', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/teams', '/teams/{id}', '/teams/{id}/members']) {
       assert.ok(operations.has(`get ${expected}`), `GET ${expected} was exercised`);
     }
   });

@@ -90,6 +90,8 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
     'IncidentOps.GetTeam': { team_id: 'PT1' },
     'IncidentOps.SearchUsers': { query: 'ana' },
     'IncidentOps.ListOnCalls': { team_ids: ['PT1'] },
+    'IncidentOps.GetIncidentContext': { incident_id: 'PI1' },
+    'IncidentOps.WhoIsOnCall': { team_id: 'PT1' },
   };
   const WRONG: [string, () => Response][] = [
     ['an array', () => jsonResponse(200, [{ id: 'P1' }])],

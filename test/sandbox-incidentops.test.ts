@@ -218,6 +218,12 @@ describe('spec conformance of every endpoint', { skip: specSkip }, () => {
   c('/log_entries', () => [['is_overview', 'true'], ['limit', '100'], ['total', 'true']]);
   c('/log_entries', () => [['since', iso(NOW.getTime() - 7 * DAY)], ['until', iso(NOW.getTime())], ['time_zone', 'Europe/Berlin'], ['team_ids[]', ids.teamId]]);
   c('/log_entries', () => [['include[]', 'incidents'], ['include[]', 'services'], ['include[]', 'channels'], ['include[]', 'teams'], ['offset', '100']]);
+  // an incident's alerts, notes and log entries
+  c('/incidents/{id}/alerts', () => [], (b) => assert.ok(b.alerts.length >= 1 && b.alerts.every((a: Body) => a.incident.id === ids.incidentId && typeof a.body.details === 'object')));
+  c('/incidents/{id}/alerts', () => [['statuses[]', 'resolved'], ['sort_by', 'created_at:desc'], ['include[]', 'services'], ['include[]', 'first_trigger_log_entries'], ['include[]', 'incidents'], ['total', 'true'], ['limit', '2']]);
+  c('/incidents/{id}/notes', () => [], (b) => assert.ok(b.notes.every((n: Body) => typeof n.content === 'string' && n.user.type === 'user_reference')));
+  c('/incidents/{id}/log_entries', () => [], (b) => assert.ok(b.log_entries.length >= 2 && b.log_entries.every((e: Body) => e.incident.id === ids.incidentId)));
+  c('/incidents/{id}/log_entries', () => [['is_overview', 'true'], ['time_zone', 'Europe/Berlin'], ['since', iso(NOW.getTime() - 60 * DAY)], ['until', iso(NOW.getTime())], ['include[]', 'channels'], ['total', 'true'], ['limit', '100']]);
   // escalation policies
   c('/escalation_policies');
   c('/escalation_policies', () => [['query', 'esc'], ['sort_by', 'name:desc'], ['include[]', 'services'], ['include[]', 'targets']]);
@@ -252,9 +258,9 @@ describe('spec conformance of every endpoint', { skip: specSkip }, () => {
       return ids.teamId;
     });
 
-  test('all 16 endpoints are covered', () => {
+  test('all 19 endpoints are covered', () => {
     const covered = new Set(cases.map(([p]) => p));
-    for (const p of ['/users/me', '/users', '/users/{id}', '/oncalls', '/incidents', '/incidents/{id}', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/schedules/{id}', '/teams', '/teams/{id}', '/teams/{id}/members']) {
+    for (const p of ['/users/me', '/users', '/users/{id}', '/oncalls', '/incidents', '/incidents/{id}', '/incidents/{id}/alerts', '/incidents/{id}/notes', '/incidents/{id}/log_entries', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/schedules/{id}', '/teams', '/teams/{id}', '/teams/{id}/members']) {
       assert.ok(covered.has(p), p);
     }
   });

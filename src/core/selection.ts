@@ -19,6 +19,8 @@ export interface ToolProfile {
   readOnly?: boolean;
   /** List a handful of meta tools (find, describe, call) instead of the tools themselves. */
   meta?: boolean;
+  /** Also keep the opt-in tools (see ToolDefinition.optIn); other choices keep only those they name. */
+  includeOptIn?: boolean;
 }
 
 /** What an operator or a request asks for. Every part narrows; toolsets and tools together name what to include. */
@@ -32,9 +34,9 @@ export interface ToolSelection {
 
 /** Profiles every server has, besides its own. */
 export const CORE_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  all: { description: 'every tool (the default)' },
+  all: { description: 'every tool of the platform contract (the default); tools beyond it are opt-in' },
   readonly: { description: 'only tools that change nothing', readOnly: true },
-  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true },
+  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true, includeOptIn: true },
 };
 
 export interface SelectableServer {
@@ -77,7 +79,32 @@ export function applySelection(server: SelectableServer, base: Selected, selecti
 }
 
 export function selectTools(server: SelectableServer, ...selections: ToolSelection[]): Selected {
-  return selections.reduce((selected, selection) => applySelection(server, selected, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+  const selected = selections.reduce((chosen, selection) => applySelection(server, chosen, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+  const optedIn = optedInTools(server, selections);
+  return { ...selected, tools: selected.tools.filter((tool) => !tool.optIn || optedIn.has(tool.name)) };
+}
+
+/**
+ * The opt-in tools some choice asks for: by a profile that includes them, by toolset or by name.
+ * Every choice still narrows, so an opt-in tool is kept only if it is also in what the others keep.
+ */
+function optedInTools(server: SelectableServer, selections: readonly ToolSelection[]): Set<string> {
+  const optIn = server.tools.filter((tool) => tool.optIn);
+  const names = new Set<string>();
+  if (optIn.length === 0) return names;
+  const profiles = profilesOf(server);
+  for (const selection of selections) {
+    const profile = selection.profile ? profiles[selection.profile.toLowerCase()] : undefined;
+    for (const rule of [profile, selection]) {
+      if (!rule) continue;
+      const toolsets = new Set((rule.toolsets ?? []).map((name) => name.trim().toLowerCase()));
+      const named = new Set((rule.tools ?? []).map((name) => resolveToolName(server, name)));
+      for (const tool of optIn) {
+        if ((rule as ToolProfile).includeOptIn || toolsets.has(tool.toolset) || named.has(tool.name)) names.add(tool.name);
+      }
+    }
+  }
+  return names;
 }
 
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {

@@ -11,6 +11,7 @@ import type { SharedStore } from '../core/store/store.js';
 import { DIRECTORY_TTL_MS, UserDirectory } from './user-directory.js';
 import getEscalationPolicy from './tools/get-escalation-policy.js';
 import getIncident from './tools/get-incident.js';
+import getIncidentContext from './tools/get-incident-context.js';
 import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
 import listEscalationPolicies from './tools/list-escalation-policies.js';
@@ -23,8 +24,9 @@ import listTeams from './tools/list-teams.js';
 import listUsers from './tools/list-users.js';
 import searchUsers from './tools/search-users.js';
 import whoAmI from './tools/who-am-i.js';
+import whoIsOnCall from './tools/who-is-on-call.js';
 
-/** The 14 tools, in the contract's order. */
+/** The 14 tools, in the contract's order, then the opt-in task tools (toolset `tasks`, beyond the contract). */
 export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   whoAmI,
   listIncidents,
@@ -40,6 +42,8 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   searchUsers,
   listTeams,
   getTeam,
+  getIncidentContext,
+  whoIsOnCall,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**
@@ -56,9 +60,9 @@ export const INCIDENTOPS_INSTRUCTIONS = [
   'A result too large for the context is cut at a record boundary, and result_truncated says what was left out and how to get it.',
 ].join(' ');
 
-/** Named tool sets for `--profile`. Both are all 14 tools: the server is small and has no enterprise administration. */
+/** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  everyday: { description: 'all 14 IncidentOps tools: every one is a read an agent needs day to day' },
+  everyday: { description: 'all 14 IncidentOps tools and the 2 task tools: every one is a read an agent needs day to day', includeOptIn: true },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 

@@ -50,6 +50,7 @@ const INCLUDE = {
   incidents: ['acknowledgers', 'agents', 'assignees', 'conference_bridge', 'escalation_policies', 'first_trigger_log_entries', 'priorities', 'services', 'teams', 'users'],
   incident: ['acknowledgers', 'agents', 'assignees', 'conference_bridge', 'custom_fields', 'escalation_policies', 'first_trigger_log_entries', 'priorities', 'services', 'teams', 'users'],
   logEntries: ['incidents', 'services', 'channels', 'teams'],
+  alerts: ['services', 'first_trigger_log_entries', 'incidents'],
   policies: ['services', 'teams', 'targets', 'escalation_rule_assignment_strategies'],
   services: ['escalation_policies', 'teams', 'integrations', 'auto_pause_notifications_parameters'],
   schedules: ['schedule_layers', 'overrides_subschedule', 'final_schedule'],
@@ -179,6 +180,20 @@ function paginate<T>(key: string, items: readonly T[], page: { limit: number; of
   };
 }
 
+/** sort_by of an incident's alerts: up to two of created_at / resolved_at, each optionally :asc or :desc. */
+function parseAlertSort(raw: string | undefined): { field: 'created_at' | 'resolved_at'; direction: 1 | -1 }[] {
+  if (raw === undefined || raw === '') return [{ field: 'created_at', direction: 1 }];
+  const parts = raw.split(',');
+  if (parts.length > 2) throw invalid('sort_by takes at most two fields.');
+  return parts.map((part) => {
+    const [field, direction = 'asc', extra] = part.trim().split(':');
+    if ((field !== 'created_at' && field !== 'resolved_at') || (direction !== 'asc' && direction !== 'desc') || extra !== undefined) {
+      throw invalid(`sort_by must be created_at or resolved_at, each optionally followed by :asc or :desc; got ${JSON.stringify(raw)}.`);
+    }
+    return { field, direction: direction === 'desc' ? -1 : 1 };
+  });
+}
+
 function byName<T extends { name: string; id: string }>(a: T, b: T): number {
   const x = a.name.toLowerCase();
   const y = b.name.toLowerCase();
@@ -276,6 +291,9 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     { pattern: /^\/oncalls$/, handler: (ctx) => listOnCalls(ctx) },
     { pattern: /^\/incidents$/, handler: (ctx) => listIncidents(ctx) },
     { pattern: /^\/incidents\/([^/]+)$/, handler: (ctx, [id]) => getIncident(ctx, id as string) },
+    { pattern: /^\/incidents\/([^/]+)\/alerts$/, handler: (ctx, [id]) => listIncidentAlerts(ctx, id as string) },
+    { pattern: /^\/incidents\/([^/]+)\/notes$/, handler: (ctx, [id]) => listIncidentNotes(ctx, id as string) },
+    { pattern: /^\/incidents\/([^/]+)\/log_entries$/, handler: (ctx, [id]) => listLogEntries(ctx, id as string) },
     { pattern: /^\/log_entries$/, handler: (ctx) => listLogEntries(ctx) },
     { pattern: /^\/escalation_policies$/, handler: (ctx) => listPolicies(ctx) },
     { pattern: /^\/escalation_policies\/([^/]+)$/, handler: (ctx, [id]) => getPolicy(ctx, id as string) },
@@ -470,12 +488,15 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
 
   // ---------------------------------------------------------------- log entries
 
-  function listLogEntries(ctx: RequestContext): unknown {
+  /** The account's feed, or with `incidentId` one incident's entries (GET /incidents/{id}/log_entries). */
+  function listLogEntries(ctx: RequestContext, incidentId?: string): unknown {
     const { q } = ctx;
+    if (incidentId !== undefined && !data.incidentsById.has(incidentId)) throw notFound();
     const page = q.page();
     const zone = q.timeZone();
     q.enumList('include[]', INCLUDE.logEntries); // validated; references are kept
-    const teams = q.ids('team_ids[]');
+    // The per-incident endpoint has no team filter.
+    const teams = incidentId === undefined ? q.ids('team_ids[]') : null;
     const overview = q.bool('is_overview', false);
     const readZone = zone ?? data.accountTimeZone;
     const since = q.date('since', readZone);
@@ -485,6 +506,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     const items: LogEntryRecord[] = [];
     for (let i = data.logEntries.length - 1; i >= 0; i--) {
       const e = data.logEntries[i] as LogEntryRecord;
+      if (incidentId !== undefined && e.incidentId !== incidentId) continue;
       if (since !== null && e.createdAt < since) continue;
       if (until !== null && e.createdAt >= until) continue;
       if (overview && !OVERVIEW_TYPES.has(e.type)) continue;
@@ -493,6 +515,36 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     }
     const r = ctx.renderer(zone);
     return paginate('log_entries', items, page, (e) => r.logEntry(e));
+  }
+
+  function listIncidentAlerts(ctx: RequestContext, incidentId: string): unknown {
+    const { q } = ctx;
+    const alerts = data.alertsByIncident.get(incidentId);
+    if (!alerts) throw notFound();
+    const page = q.page();
+    q.enumList('include[]', INCLUDE.alerts); // validated; references are kept
+    const statuses = q.enumList('statuses[]', ['triggered', 'resolved']);
+    const alertKey = q.one('alert_key');
+    const sort = parseAlertSort(q.one('sort_by'));
+    const items = alerts
+      .filter((a) => (statuses.length === 0 || statuses.includes(a.resolvedAt === null ? 'triggered' : 'resolved')) && (alertKey === undefined || a.alertKey === alertKey))
+      .sort((a, b) => {
+        for (const { field, direction } of sort) {
+          const x = field === 'created_at' ? a.createdAt : (a.resolvedAt ?? Infinity);
+          const y = field === 'created_at' ? b.createdAt : (b.resolvedAt ?? Infinity);
+          if (x !== y) return x < y ? -direction : direction;
+        }
+        return a.id < b.id ? -1 : 1;
+      });
+    const r = ctx.renderer(null);
+    return paginate('alerts', items, page, (a) => r.alert(a));
+  }
+
+  /** An incident's notes, oldest first; the endpoint has no paging. */
+  function listIncidentNotes(ctx: RequestContext, incidentId: string): unknown {
+    if (!data.incidentsById.has(incidentId)) throw notFound();
+    const r = ctx.renderer(null);
+    return { notes: data.logEntries.filter((e) => e.incidentId === incidentId && e.type === 'annotate_log_entry').map((e) => r.note(e)) };
   }
 
   // ---------------------------------------------------------------- escalation policies

@@ -11,6 +11,8 @@
 import { DateTime } from 'luxon';
 import type {
   AgentRecord,
+  AlertRecord,
+  AlertSeverity,
   Dataset,
   EscalationRuleRecord,
   IncidentRecord,
@@ -496,6 +498,9 @@ export function generateDataset(options: GenerateOptions): Dataset {
 
   // ----- incidents and their log entries
   const { incidents, logEntries } = generateIncidents({ rng, ids, now, services, policiesById, schedulesById, usersById, teams, priorities, eligibleOf });
+  // Drawn after everything else, so that adding them changed none of the records above.
+  const alertsByIncident = generateAlerts(rng, ids, incidents, servicesById);
+  addTeammateNotes(rng, ids, now, incidents, logEntries, teams, eligibleOf, usersById);
 
   return {
     generatedAt: now,
@@ -518,6 +523,7 @@ export function generateDataset(options: GenerateOptions): Dataset {
     prioritiesById: new Map(priorities.map((p) => [p.id, p])),
     incidentsById: new Map(incidents.map((i) => [i.id, i])),
     logEntriesById: new Map(logEntries.map((l) => [l.id, l])),
+    alertsByIncident,
   };
 }
 
@@ -776,4 +782,98 @@ function generateIncidents(ctx: IncidentContext): { incidents: IncidentRecord[];
   });
   logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   return { incidents, logEntries };
+}
+
+/** What a monitor reports, with its check name and unit; one alert of an incident per signal. */
+const ALERT_SIGNALS = [
+  { check: 'http_error_rate', summary: 'Error rate {value}% over 5 minutes', unit: '%', threshold: 5, high: 40 },
+  { check: 'latency_p99', summary: 'p99 latency {value} ms', unit: 'ms', threshold: 800, high: 6000 },
+  { check: 'health_check', summary: 'Health check failing on {host}', unit: 'failures', threshold: 3, high: 12 },
+  { check: 'disk_used', summary: 'Disk {value}% full on {host}', unit: '%', threshold: 90, high: 99 },
+  { check: 'queue_depth', summary: 'Queue depth {value} messages', unit: 'messages', threshold: 5000, high: 90000 },
+] as const;
+
+/** Each incident's alertCount alerts: the first carries the incident's title, the others related signals. */
+function generateAlerts(rng: Rng, ids: IdFactory, incidents: readonly IncidentRecord[], servicesById: Map<string, ServiceRecord>): Map<string, AlertRecord[]> {
+  const byIncident = new Map<string, AlertRecord[]>();
+  for (const incident of incidents) {
+    const service = servicesById.get(incident.serviceId) as ServiceRecord;
+    const svcSlug = slug(service.name);
+    const severities: AlertSeverity[] = incident.urgency === 'high' ? ['critical', 'error'] : ['warning', 'info'];
+    const alerts: AlertRecord[] = [];
+    for (let n = 0; n < incident.alertCount; n++) {
+      const signal = rng.pick(ALERT_SIGNALS);
+      const host = `${svcSlug}-${String(rng.int(1, 24)).padStart(2, '0')}.prod.internal`;
+      const value = rng.int(signal.threshold + 1, signal.high);
+      // Alerts arrive within the incident's life: the first with the trigger, the rest shortly after.
+      const lastMoment = Math.max(incident.createdAt, (incident.resolvedAt ?? incident.updatedAt) - 1000);
+      const createdAt = n === 0 ? incident.createdAt : Math.min(incident.createdAt + rng.int(1, 15) * MINUTE, lastMoment);
+      alerts.push({
+        id: ids.next('Q', 13),
+        incidentId: incident.id,
+        serviceId: service.id,
+        integrationId: service.integrations[0]?.id ?? null,
+        createdAt,
+        resolvedAt: incident.resolvedAt,
+        summary: n === 0 ? incident.title : signal.summary.replace('{value}', String(value)).replace('{host}', host),
+        severity: n === 0 ? (severities[0] as AlertSeverity) : rng.pick(severities),
+        alertKey: rng.chars(32, '0123456789abcdef'),
+        details: {
+          check: signal.check,
+          host,
+          value: `${value} ${signal.unit}`,
+          threshold: `${signal.threshold} ${signal.unit}`,
+          source: `${svcSlug}-monitor`,
+          runbook: `https://runbooks.example.com/${svcSlug}/${signal.check}`,
+        },
+      });
+    }
+    alerts.sort((a, b) => a.createdAt - b.createdAt);
+    byIncident.set(incident.id, alerts);
+  }
+  return byIncident;
+}
+
+/**
+ * A second note, by a teammate of the responder, on about half of the incidents that already have
+ * one and on every open incident: notes by different people, each also an annotate log entry.
+ */
+function addTeammateNotes(
+  rng: Rng,
+  ids: IdFactory,
+  now: number,
+  incidents: IncidentRecord[],
+  logEntries: LogEntryRecord[],
+  teams: readonly TeamRecord[],
+  eligibleOf: (teamIdx: number) => string[],
+  usersById: Map<string, UserRecord>,
+): void {
+  const limit = wholeSecond(now - 30_000);
+  const annotated = new Set(logEntries.filter((e) => e.type === 'annotate_log_entry').map((e) => e.incidentId));
+  for (const incident of incidents) {
+    const open = incident.status !== 'resolved';
+    if (!(open || (annotated.has(incident.id) && rng.chance(0.5)))) continue;
+    const teamIdx = teams.findIndex((t) => t.id === incident.teamIds[0]);
+    const responders = new Set([...incident.assignments, ...incident.acknowledgements].map((a) => a.userId));
+    const teammates = teamIdx >= 0 ? eligibleOf(teamIdx).filter((u) => !responders.has(u)) : [];
+    if (teammates.length === 0) continue;
+    const author = rng.pick(teammates);
+    const end = Math.min(incident.resolvedAt ?? limit, limit);
+    const at = wholeSecond(incident.createdAt + Math.floor(rng.next() * Math.max(1, end - incident.createdAt)));
+    if (!(at > incident.createdAt && at < end)) continue;
+    logEntries.push({
+      id: ids.next('R', 13),
+      type: 'annotate_log_entry',
+      createdAt: at,
+      incidentId: incident.id,
+      serviceId: incident.serviceId,
+      teamIds: incident.teamIds.slice(),
+      agent: { kind: 'user', id: author },
+      channel: { type: 'note' },
+      summary: `Note added by ${(usersById.get(author) as UserRecord).name}.`,
+      note: rng.pick(NOTES),
+    });
+    incident.updatedAt = Math.max(incident.updatedAt, at);
+  }
+  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }

@@ -173,6 +173,22 @@ export interface LogEntryRecord {
   eventDetails?: Record<string, string>;
 }
 
+export type AlertSeverity = 'info' | 'warning' | 'error' | 'critical';
+
+/** One alert grouped into an incident (its monitoring event). */
+export interface AlertRecord {
+  id: string;
+  incidentId: string;
+  serviceId: string;
+  integrationId: string | null;
+  createdAt: number;
+  resolvedAt: number | null;
+  summary: string;
+  severity: AlertSeverity;
+  alertKey: string;
+  details: Record<string, string>;
+}
+
 export interface Dataset {
   /** The instant the data was generated for. */
   generatedAt: number;
@@ -189,6 +205,8 @@ export interface Dataset {
   incidents: IncidentRecord[];
   /** Sorted by createdAt ascending. */
   logEntries: LogEntryRecord[];
+  /** Each incident's alerts, oldest first (incident.alertCount of them). */
+  alertsByIncident: Map<string, AlertRecord[]>;
   usersById: Map<string, UserRecord>;
   teamsById: Map<string, TeamRecord>;
   schedulesById: Map<string, ScheduleRecord>;

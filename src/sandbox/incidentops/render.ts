@@ -9,6 +9,7 @@
 import { DateTime } from 'luxon';
 import type {
   AgentRecord,
+  AlertRecord,
   Dataset,
   IncidentRecord,
   LayerRecord,
@@ -403,6 +404,53 @@ export class Renderer {
     if (e.assigneeIds) out.assignees = e.assigneeIds.map((u) => this.userRef(u));
     if (e.type === 'acknowledge_log_entry' && service) out.acknowledgement_timeout = service.acknowledgementTimeout;
     return out;
+  }
+
+  /** The spec types an alert's service, trigger entry and incident as references, so include[] keeps them references. */
+  alert(a: AlertRecord): Json {
+    const incident = this.data.incidentsById.get(a.incidentId) as IncidentRecord;
+    const service = this.data.servicesById.get(a.serviceId) as ServiceRecord;
+    const trigger = this.data.logEntriesById.get(incident.firstTriggerLogEntryId) as LogEntryRecord;
+    const integration = service.integrations.find((i) => i.id === a.integrationId);
+    return {
+      id: a.id,
+      type: 'alert',
+      summary: a.summary,
+      self: `${this.ctx.baseUrl}/incidents/${a.incidentId}/alerts/${a.id}`,
+      html_url: `${WEB_HOST}/alerts/${a.id}`,
+      created_at: this.time(a.createdAt),
+      status: a.resolvedAt === null ? 'triggered' : 'resolved',
+      alert_key: a.alertKey,
+      service: this.serviceRef(service.id),
+      first_trigger_log_entry: this.logEntryRef(trigger),
+      incident: this.incidentRef(incident.id),
+      suppressed: false,
+      severity: a.severity,
+      ...(integration
+        ? {
+            integration: this.ref(
+              integration.type.replace(/_reference$/, ''),
+              integration.id,
+              integration.name,
+              `services/${service.id}/integrations/${integration.id}`,
+              `services/${service.id}/integrations/${integration.id}`,
+            ),
+          }
+        : {}),
+      body: { type: 'alert_body', contexts: [{ type: 'link', href: a.details.runbook, text: 'Runbook' }], details: a.details },
+    };
+  }
+
+  /** A note is the annotate log entry that recorded it. */
+  note(e: LogEntryRecord): Json {
+    return {
+      id: e.id,
+      user: e.agent?.kind === 'user' ? this.userRef(e.agent.id) : this.ref('bot_user', e.agent?.id ?? 'unknown', 'Automation', `users/${e.agent?.id ?? 'unknown'}`, null),
+      channel: { summary: 'The PagerDuty website or APIs' },
+      content: e.note ?? '',
+      created_at: this.time(e.createdAt),
+      updated_at: this.time(e.createdAt),
+    };
   }
 }
 

@@ -1,0 +1,100 @@
+/**
+ * On-call shifts grouped the way people ask about them: per escalation policy and level, who is
+ * on call at an instant, until when, and who takes over next. Shared by the task tools.
+ */
+import { DateTime } from 'luxon';
+import { isRecord } from '../core/json.js';
+import { ref } from './shape.js';
+
+type Json = Record<string, unknown>;
+
+/** "Name (ID)": a person or thing as plain text with the ID to act on. */
+export function named(value: unknown): string | undefined {
+  const reference = ref(value);
+  if (!reference) return undefined;
+  const { id, name } = reference as { id?: string; name?: string };
+  return name && id ? `${name} (${id})` : (name ?? id);
+}
+
+export type OnCallNow = {
+  user?: string;
+  /** The schedule the user is on call through; absent for a user the policy names directly. */
+  via?: string;
+  since?: string;
+  until?: string;
+  /** Named directly by the policy: on call at all times. */
+  always?: true;
+  /** The schedule has nobody on call at the instant asked about. */
+  nobody?: true;
+  next?: { user: string; from: string };
+};
+
+export interface OnCallLevel {
+  level: number;
+  on_call: OnCallNow[];
+}
+
+export interface OnCallPolicy {
+  escalation_policy: string;
+  levels: OnCallLevel[];
+}
+
+/** Milliseconds of an ISO time from the platform; NaN when it is not one. */
+function millis(value: unknown): number {
+  return typeof value === 'string' ? DateTime.fromISO(value, { setZone: true }).toMillis() : Number.NaN;
+}
+
+/**
+ * Groups /oncalls rows (shifts meeting [at, later)) by policy, level and target. For each
+ * schedule target: the shift running at `at` and the first later shift of someone else.
+ * Policies keep the platform's order; levels ascend.
+ */
+export function onCallLevels(rows: readonly Json[], at: number, withNext: boolean): OnCallPolicy[] {
+  const policies = new Map<string, { label: string; targets: Map<string, { level: number; rows: Json[] }> }>();
+  for (const row of rows) {
+    const policyLabel = named(row.escalation_policy);
+    const level = typeof row.escalation_level === 'number' ? row.escalation_level : undefined;
+    if (!policyLabel || level === undefined || !isRecord(row.user)) continue;
+    const policyKey = String((row.escalation_policy as Json).id ?? policyLabel);
+    let policy = policies.get(policyKey);
+    if (!policy) policies.set(policyKey, (policy = { label: policyLabel, targets: new Map() }));
+    const scheduleId = isRecord(row.schedule) ? String(row.schedule.id) : undefined;
+    const targetKey = `${level}|${scheduleId ?? `user:${String(row.user.id)}`}`;
+    let target = policy.targets.get(targetKey);
+    if (!target) policy.targets.set(targetKey, (target = { level, rows: [] }));
+    target.rows.push(row);
+  }
+
+  return [...policies.values()].map((policy) => {
+    const levels = new Map<number, OnCallNow[]>();
+    for (const { level, rows: shifts } of policy.targets.values()) {
+      const entry = describeTarget(shifts, at, withNext);
+      if (!entry) continue;
+      levels.set(level, [...(levels.get(level) ?? []), entry]);
+    }
+    return {
+      escalation_policy: policy.label,
+      levels: [...levels.entries()].sort(([a], [b]) => a - b).map(([level, onCall]) => ({ level, on_call: onCall })),
+    };
+  });
+}
+
+function describeTarget(shifts: Json[], at: number, withNext: boolean): OnCallNow | undefined {
+  const first = shifts[0];
+  if (!first) return undefined;
+  if (first.start == null && first.end == null) return { user: named(first.user) as string, always: true };
+  const sorted = shifts.slice().sort((a, b) => millis(a.start) - millis(b.start));
+  // Without a lookahead the platform answered for its own "now": its shift is the current one.
+  const current = sorted.find((shift) => millis(shift.start) <= at && at < millis(shift.end)) ?? (withNext ? undefined : sorted[0]);
+  const via = named(first.schedule);
+  const currentUserId = current && isRecord(current.user) ? current.user.id : undefined;
+  const after = current ? millis(current.end) : at;
+  const next = withNext
+    ? sorted.find((shift) => millis(shift.start) >= after && isRecord(shift.user) && shift.user.id !== currentUserId)
+    : undefined;
+  const base: OnCallNow = current
+    ? { user: named(current.user) as string, ...(via ? { via } : {}), since: current.start as string, until: current.end as string }
+    : { nobody: true, ...(via ? { via } : {}) };
+  if (!current && !withNext) return undefined;
+  return next ? { ...base, next: { user: named(next.user) as string, from: next.start as string } } : base;
+}
