@@ -77,7 +77,19 @@ export function applySelection(server: SelectableServer, base: Selected, selecti
 }
 
 export function selectTools(server: SelectableServer, ...selections: ToolSelection[]): Selected {
-  return selections.reduce((selected, selection) => applySelection(server, selected, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+  const selected = selections.reduce((kept, selection) => applySelection(server, kept, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+  if (selected.meta) return selected;
+  const asked = namedByChoices(server, selections);
+  return { ...selected, tools: selected.tools.filter((tool) => !tool.beyondContract || asked.has(tool.name)) };
+}
+
+/** The tools some choice names: by toolset or name, directly or through its profile. */
+function namedByChoices(server: SelectableServer, selections: readonly ToolSelection[]): Set<string> {
+  const profiles = profilesOf(server);
+  const rules = selections.flatMap((selection) => [selection, ...(selection.profile ? [profiles[selection.profile.toLowerCase()] ?? {}] : [])]);
+  const toolsets = new Set(rules.flatMap((rule) => rule.toolsets ?? []).map((name) => name.trim().toLowerCase()));
+  const names = new Set(rules.flatMap((rule) => rule.tools ?? []).map((name) => resolveToolName(server, name)));
+  return new Set(server.tools.filter((tool) => toolsets.has(tool.toolset) || names.has(tool.name)).map((tool) => tool.name));
 }
 
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {
