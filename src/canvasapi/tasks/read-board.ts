@@ -78,32 +78,35 @@ export async function readBoard(args: ReadBoardArgs, context: ToolContext<Canvas
     (!args.query || `${item.text} ${(tagsOf.get(item.id) ?? []).join(' ')}`.toLowerCase().includes(args.query.toLowerCase()));
   const matching = all.filter(wanted);
 
-  // Lines until max_items or the byte budget, whichever comes first.
+  // Lines until max_items or the byte budget, whichever comes first; connectors of the listed
+  // items keep a share of the budget (up to a quarter), so a long board still shows its arrows.
+  const textOf = new Map(all.map((item) => [item.id, item.text]));
+  const candidates = connectors.records.map((connector) => {
+    const from = endId(connector.startItem);
+    const to = endId(connector.endItem);
+    return { from, to, line: connectorLine(connector, from, to, textOf) };
+  });
+  const connectorShare = Math.min(LINES_BUDGET_BYTES / 4, candidates.reduce((sum, c) => sum + lineBytes(c.line), 0));
   const offset = args.offset ?? 0;
   const maxItems = args.max_items ?? READ_LIMITS.defaultMaxItems;
   const itemLines: string[] = [];
   let bytes = 0;
   let next = offset;
   for (; next < matching.length && itemLines.length < maxItems; next++) {
-    const line = itemLine(matching[next] as BoardItem, tagsOf.get((matching[next] as BoardItem).id), frameTitle);
-    const size = Buffer.byteLength(line) + 4;
-    if (bytes + size > LINES_BUDGET_BYTES) break;
+    const item = matching[next] as BoardItem;
+    const line = itemLine(item, tagsOf.get(item.id), frameTitle);
+    if (bytes + lineBytes(line) > LINES_BUDGET_BYTES - connectorShare) break;
     itemLines.push(line);
-    bytes += size;
+    bytes += lineBytes(line);
   }
   const shown = new Set(matching.slice(offset, next).map((item) => item.id));
-  const textOf = new Map(all.map((item) => [item.id, item.text]));
-  const filtered = Boolean(args.query || args.item_types || args.frame_id) || offset > 0 || next < matching.length;
+  const everything = !(args.query || args.item_types || args.frame_id) && offset === 0 && next === matching.length;
   const connectorLines: string[] = [];
-  for (const connector of connectors.records) {
-    const from = endId(connector.startItem);
-    const to = endId(connector.endItem);
-    if (filtered && !shown.has(from) && !shown.has(to)) continue;
-    const line = connectorLine(connector, from, to, textOf);
-    const size = Buffer.byteLength(line) + 4;
-    if (bytes + size > LINES_BUDGET_BYTES) break;
+  for (const { from, to, line } of candidates) {
+    if (!everything && !shown.has(from) && !shown.has(to)) continue;
+    if (bytes + lineBytes(line) > LINES_BUDGET_BYTES) break;
     connectorLines.push(line);
-    bytes += size;
+    bytes += lineBytes(line);
   }
 
   const boardInfo = isRecord(board) ? board : {};
@@ -191,6 +194,9 @@ function toItem(record: Json): BoardItem {
     ...(parent && parent.id !== undefined ? { parent: String(parent.id) } : {}),
   };
 }
+
+/** A line's bytes in the JSON answer (quotes and comma). */
+const lineBytes = (line: string) => Buffer.byteLength(line) + 4;
 
 const round = (n: number | undefined) => (n === undefined ? '?' : String(Math.round(n)));
 
