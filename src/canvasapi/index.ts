@@ -29,7 +29,11 @@ export const CANVASAPI_INSTRUCTIONS = [
 /** Enterprise administration: the tools a plan below enterprise cannot use. */
 const ENTERPRISE_TOOLS = canvasApiCatalogue.filter((entry) => entry.plan.startsWith('enterprise')).map((entry) => entry.name);
 
-/** Daily board work: find and read boards and items, add and change the common item kinds, tag them. */
+/**
+ * Daily board work: find and read boards and items, add and change the common item kinds, tag
+ * them, read a whole board and draw a diagram. AddBoardFrame gave its place (a third of its
+ * budget) to CreateDiagram, which draws in a new frame.
+ */
 export const EVERYDAY_TOOLS = [
   'RetrieveUserBoards',
   'RetrieveBoardInfo',
@@ -42,7 +46,6 @@ export const EVERYDAY_TOOLS = [
   'AddShapeToCanvasBoard',
   'UpdateBoardShape',
   'AddCardToCanvasBoard',
-  'AddBoardFrame',
   'AddConnectorToBoard',
   'UpdateItemPositionParent',
   'DeleteBoardItem',
@@ -56,7 +59,7 @@ export const EVERYDAY_TOOLS = [
 /** CanvasApi's own profiles, besides the core's all, readonly and meta. */
 export const CANVASAPI_PROFILES: Readonly<Record<string, ToolProfile>> = {
   everyday: {
-    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items; read a whole board and draw a diagram in one call',
+    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards and connectors; move, delete and tag items; read a whole board or draw a diagram (in a new frame) in one call',
     tools: EVERYDAY_TOOLS,
   },
   'no-enterprise': {

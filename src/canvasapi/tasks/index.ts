@@ -4,7 +4,7 @@
  * imported on a tool's first call, so a start loads none of it.
  */
 import { z } from 'zod';
-import { cappedString, pathId } from '../../core/schema.js';
+import { cappedString, genericCap, pathId } from '../../core/schema.js';
 import type { ToolDefinition } from '../../core/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
@@ -30,43 +30,49 @@ export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeId
 export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
 /** A board ID, or a board link read as its ID (the rule every CanvasApi tool applies). */
-const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink)).describe('The board: its ID (e.g. uXjVOabc123=) or its link.');
+const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink)).describe('Board ID or link.');
 const itemId = () => pathId(cappedString('identifier', z.string().trim().min(1)));
+/** Text bounded for safety only (the bound is checked, not listed). */
+const text = (max: number) => genericCap(z.string().max(max, { abort: true }));
+
+/** One of a list of names; checked on calls, listed as a plain string so the list costs no context. */
+function oneOf(values: readonly string[], what: string) {
+  return text(100).refine((value) => values.includes(value), { message: `must be ${what}: one of ${values.join(', ')}` });
+}
 
 const readBoardInput = () =>
   z.strictObject({
     board_id: boardId(),
-    frame_id: itemId().optional().describe('Only the items inside this frame.'),
-    item_types: z.array(z.enum(ITEM_TYPES)).min(1).max(ITEM_TYPES.length).optional().describe('Only items of these types (frames are always listed).'),
-    query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Only items whose text contains this (any case).'),
-    max_items: z.number().int().min(1).max(READ_LIMITS.maxItems).optional().describe(`Most items to return (default ${READ_LIMITS.defaultMaxItems}); fewer when the result budget is reached.`),
-    offset: z.number().int().min(0).max(1_000_000).optional().describe('Skip this many matching items: the value next_page gives.'),
+    frame_id: itemId().optional().describe('Only items in this frame.'),
+    item_types: z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length).optional().describe('Only these types, e.g. ["sticky_note"].'),
+    query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Only items whose text contains this.'),
+    max_items: z.number().int().min(1).max(READ_LIMITS.maxItems).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
+    offset: genericCap(z.number().int().min(0).max(1_000_000)).optional().describe('From next_page.'),
   });
 
 const createDiagramInput = () =>
   z.strictObject({
     board_id: boardId(),
-    nodes: z
-      .array(
-        z.strictObject({
-          id: z.string().trim().min(1).max(DIAGRAM_LIMITS.nodeIdChars).describe('Your name for the node, used in edges.'),
-          text: z.string().max(DIAGRAM_LIMITS.textChars).describe('Text shown in the node.'),
-          shape: z.enum(DIAGRAM_SHAPES).optional().describe('A platform shape name, or sticky_note (default round_rectangle).'),
-          color: z.string().trim().min(1).max(30).optional().describe('Fill: #RRGGBB for shapes; a sticky-note colour name (yellow, light_blue, ...) for sticky notes.'),
-        }),
-      )
-      .min(1)
-      .max(DIAGRAM_LIMITS.nodes)
-      .describe(`The nodes, 1 to ${DIAGRAM_LIMITS.nodes}.`),
-    edges: z
-      .array(z.strictObject({ from: z.string().trim().min(1).max(DIAGRAM_LIMITS.nodeIdChars), to: z.string().trim().min(1).max(DIAGRAM_LIMITS.nodeIdChars), label: z.string().max(200).optional() }))
-      .max(DIAGRAM_LIMITS.edges)
+    nodes: genericCap(
+      z
+        .array(
+          z.strictObject({
+            id: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1),
+            text: text(DIAGRAM_LIMITS.textChars),
+            shape: oneOf(DIAGRAM_SHAPES, 'a shape name or sticky_note').optional().describe('sticky_note or a shape (rectangle, circle, rhombus, ...); default round_rectangle.'),
+            color: text(30).trim().min(1).optional().describe('#RRGGBB; for sticky notes a colour name (yellow, ...).'),
+          }),
+        )
+        .min(1)
+        .max(DIAGRAM_LIMITS.nodes),
+    ),
+    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
       .default([])
-      .describe('Arrows between node ids, with an optional label. A grid has none.'),
-    layout: z.enum(['flow-down', 'flow-right', 'grid']).describe('flow-down / flow-right: layered by the edges; grid: rows of equal cells.'),
-    origin_x: z.number().min(-1e7).max(1e7).optional().describe('Board x of the diagram\'s top-left corner (default 0).'),
-    origin_y: z.number().min(-1e7).max(1e7).optional().describe('Board y of the diagram\'s top-left corner (default 0).'),
-    frame_title: z.string().trim().min(1).max(200).optional().describe('Put the diagram in a new frame with this title.'),
+      .describe('Arrows between node ids.'),
+    layout: z.enum(['flow-down', 'flow-right', 'grid']),
+    origin_x: z.number().optional().describe('Top-left x (default 0).'),
+    origin_y: z.number().optional(),
+    frame_title: text(200).trim().min(1).optional().describe('Draw inside a new frame.'),
   });
 
 type ReadBoardArgs = z.output<ReturnType<typeof readBoardInput>>;
@@ -87,8 +93,7 @@ const readBoard: ToolDefinition<ReturnType<typeof readBoardInput>, typeof taskOu
   {
     name: 'CanvasApi.ReadBoard',
     title: 'Read a whole board',
-    description:
-      'Everything on a board in one call, as plain text: name, frames with bounds, items (type, text without HTML, position, size, frame, tags), connectors as from -> to, counts per type. Walks all pages itself; filter by text, frame or type.',
+    description: 'A whole board in one call, as text: frames, items (type, text, position, size, frame, tags), connectors, counts. Filter by text, frame or type.',
     toolset: TASKS_TOOLSET,
     beyondContract: true,
     output: taskOutput,
@@ -103,8 +108,7 @@ const createDiagram: ToolDefinition<ReturnType<typeof createDiagramInput>, typeo
   {
     name: 'CanvasApi.CreateDiagram',
     title: 'Draw a diagram',
-    description:
-      'Draws nodes and arrows on a board in one call: lays them out (flow-down, flow-right or grid), optionally in a new frame, creates them 20 per request, then the connectors. Answers node id -> item ID and what failed, and whether retrying it is safe.',
+    description: 'Draws nodes and arrows, laid out, in one call. Answers node id -> item ID, and what failed and whether a retry is safe.',
     toolset: TASKS_TOOLSET,
     beyondContract: true,
     output: taskOutput,
