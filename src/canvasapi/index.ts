@@ -31,12 +31,11 @@ const ENTERPRISE_TOOLS = canvasApiCatalogue.filter((entry) => entry.plan.startsW
 
 /**
  * Daily board work: find and read boards and items, add and change the common item kinds, tag
- * them, read a whole board and draw a diagram. AddBoardFrame gave its place (a third of its
- * budget) to CreateDiagram, which draws in a new frame.
+ * them, read a whole board and draw a diagram. ReadBoard answers a board's name and description
+ * too, so RetrieveBoardInfo gave it its place in the token budget.
  */
 export const EVERYDAY_TOOLS = [
   'RetrieveUserBoards',
-  'RetrieveBoardInfo',
   'RetrieveBoardItems',
   'GetBoardItemInfo',
   'AddStickyNoteToBoard',
@@ -46,6 +45,7 @@ export const EVERYDAY_TOOLS = [
   'AddShapeToCanvasBoard',
   'UpdateBoardShape',
   'AddCardToCanvasBoard',
+  'AddBoardFrame',
   'AddConnectorToBoard',
   'UpdateItemPositionParent',
   'DeleteBoardItem',
@@ -59,7 +59,7 @@ export const EVERYDAY_TOOLS = [
 /** CanvasApi's own profiles, besides the core's all, readonly and meta. */
 export const CANVASAPI_PROFILES: Readonly<Record<string, ToolProfile>> = {
   everyday: {
-    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards and connectors; move, delete and tag items; read a whole board or draw a diagram (in a new frame) in one call',
+    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items; read a whole board or draw a diagram in one call',
     tools: EVERYDAY_TOOLS,
   },
   'no-enterprise': {

@@ -14,7 +14,8 @@ import { STICKY_COLORS, type CreateDiagramArgs } from './index.js';
 
 type Json = Record<string, unknown>;
 type DiagramNode = CreateDiagramArgs['nodes'][number];
-type DiagramEdge = CreateDiagramArgs['edges'][number];
+type DiagramEdge = NonNullable<CreateDiagramArgs['edges']>[number];
+type Diagram = CreateDiagramArgs & { edges: DiagramEdge[] };
 
 /** The bulk endpoint's largest transaction. */
 export const BULK_SIZE = 20;
@@ -46,7 +47,8 @@ interface Failure {
   error: string;
 }
 
-export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+export async function createDiagram(given: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  const args = { ...given, edges: given.edges ?? [] };
   checkGraph(args);
   const placed = await layOut(args);
   const { client } = context.deps;
@@ -139,7 +141,7 @@ function edgeName(edge: DiagramEdge): string {
   return `${edge.from}->${edge.to}`;
 }
 
-function report(args: CreateDiagramArgs, frame: { id: string; title: string } | undefined, itemOf: Map<string, string>, connectorOf: Map<string, string>, failed: Failure[], notSentNodes: string[], notSentEdges: string[]): Json {
+function report(args: Diagram, frame: { id: string; title: string } | undefined, itemOf: Map<string, string>, connectorOf: Map<string, string>, failed: Failure[], notSentNodes: string[], notSentEdges: string[]): Json {
   const complete = itemOf.size === args.nodes.length && connectorOf.size === args.edges.length;
   const result: Json = {
     summary: `${itemOf.size} of ${args.nodes.length} nodes and ${connectorOf.size} of ${args.edges.length} connectors created${frame ? ` in frame ${frame.id}` : ''}.`,
@@ -195,7 +197,7 @@ function bulkItem(p: Placed, offset: { x: number; y: number }, frameId: string |
 }
 
 /** The checks zod cannot make: node IDs unique, edges between known nodes, colours that fit the kind of node. */
-function checkGraph(args: CreateDiagramArgs): void {
+function checkGraph(args: Diagram): void {
   const issues: InputIssue[] = [];
   const seen = new Map<string, number>();
   args.nodes.forEach((node, index) => {
@@ -221,7 +223,7 @@ function checkGraph(args: CreateDiagramArgs): void {
 }
 
 /** Centres and sizes relative to the diagram's top-left corner. */
-async function layOut(args: CreateDiagramArgs): Promise<Placed[]> {
+async function layOut(args: Diagram): Promise<Placed[]> {
   const sizeOf = (node: DiagramNode) => (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);
   if (args.layout === 'grid') {
     const columns = Math.ceil(Math.sqrt(args.nodes.length));

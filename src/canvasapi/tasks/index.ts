@@ -30,7 +30,7 @@ export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeId
 export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
 /** A board ID, or a board link read as its ID (the rule every CanvasApi tool applies). */
-const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink)).describe('Board ID or link.');
+const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink));
 const itemId = () => pathId(cappedString('identifier', z.string().trim().min(1)));
 /** Text bounded for safety only (the bound is checked, not listed). */
 const text = (max: number) => genericCap(z.string().max(max, { abort: true }));
@@ -43,11 +43,11 @@ function oneOf(values: readonly string[], what: string) {
 const readBoardInput = () =>
   z.strictObject({
     board_id: boardId(),
-    frame_id: itemId().optional().describe('Only items in this frame.'),
-    item_types: z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length).optional().describe('Only these types, e.g. ["sticky_note"].'),
-    query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Only items whose text contains this.'),
-    max_items: z.number().int().min(1).max(READ_LIMITS.maxItems).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
-    offset: genericCap(z.number().int().min(0).max(1_000_000)).optional().describe('From next_page.'),
+    frame_id: itemId().optional(),
+    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length)).optional().describe('e.g. ["sticky_note"]'),
+    query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Text to find.'),
+    max_items: z.number().int().refine((n) => n >= 1 && n <= READ_LIMITS.maxItems, { message: `must be from 1 to ${READ_LIMITS.maxItems}` }).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
+    offset: z.number().int().refine((n) => n >= 0 && n <= 1_000_000, { message: 'must be from 0 to 1000000 (next_page gives it)' }).optional(),
   });
 
 const createDiagramInput = () =>
@@ -59,20 +59,19 @@ const createDiagramInput = () =>
           z.strictObject({
             id: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1),
             text: text(DIAGRAM_LIMITS.textChars),
-            shape: oneOf(DIAGRAM_SHAPES, 'a shape name or sticky_note').optional().describe('sticky_note or a shape (rectangle, circle, rhombus, ...); default round_rectangle.'),
-            color: text(30).trim().min(1).optional().describe('#RRGGBB; for sticky notes a colour name (yellow, ...).'),
+            shape: oneOf(DIAGRAM_SHAPES, 'a shape name or sticky_note').optional().describe('round_rectangle (default), circle, rhombus, sticky_note...'),
+            color: text(30).trim().min(1).optional().describe('#RRGGBB; sticky notes: yellow, blue...'),
           }),
         )
-        .min(1)
-        .max(DIAGRAM_LIMITS.nodes),
+        .max(DIAGRAM_LIMITS.nodes)
+        .refine((nodes) => nodes.length > 0, { message: 'must have at least one node' }),
     ),
     edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
-      .default([])
-      .describe('Arrows between node ids.'),
+      .optional(),
     layout: z.enum(['flow-down', 'flow-right', 'grid']),
-    origin_x: z.number().optional().describe('Top-left x (default 0).'),
+    origin_x: z.number().optional(),
     origin_y: z.number().optional(),
-    frame_title: text(200).trim().min(1).optional().describe('Draw inside a new frame.'),
+    frame_title: text(200).trim().min(1).optional(),
   });
 
 type ReadBoardArgs = z.output<ReturnType<typeof readBoardInput>>;
@@ -92,8 +91,8 @@ function lazyInput<T extends z.ZodObject>(build: () => T): { readonly input: T }
 const readBoard: ToolDefinition<ReturnType<typeof readBoardInput>, typeof taskOutput, CanvasApiDeps> = Object.defineProperties(
   {
     name: 'CanvasApi.ReadBoard',
-    title: 'Read a whole board',
-    description: 'A whole board in one call, as text: frames, items (type, text, position, size, frame, tags), connectors, counts. Filter by text, frame or type.',
+    title: 'Read a board',
+    description: 'A whole board as text in one call: frames, items (text, position, frame, tags), connectors. offset is from next_page.',
     toolset: TASKS_TOOLSET,
     beyondContract: true,
     output: taskOutput,
@@ -108,7 +107,7 @@ const createDiagram: ToolDefinition<ReturnType<typeof createDiagramInput>, typeo
   {
     name: 'CanvasApi.CreateDiagram',
     title: 'Draw a diagram',
-    description: 'Draws nodes and arrows, laid out, in one call. Answers node id -> item ID, and what failed and whether a retry is safe.',
+    description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
     toolset: TASKS_TOOLSET,
     beyondContract: true,
     output: taskOutput,
