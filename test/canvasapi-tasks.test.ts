@@ -170,6 +170,11 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     assert.deepEqual(few.next_page, { offset: 5 });
     const none = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['card'] })).data;
     assert.deepEqual(none.items, []);
+    assert.deepEqual(none.counts, { frame: 1, sticky_note: 420, connector: 1 }, 'counts describe the whole board, whatever the filter');
+    const missing = await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: '3458764000000000001' });
+    assert.equal(missing.isError, true);
+    assert.equal(missing.data.kind, 'not_found');
+    assert.match(String(missing.data.message), /the frame "3458764000000000001" on the board/);
   });
 
   it('refuses bad input naming the parameter, sending nothing', async () => {
@@ -190,6 +195,28 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     const tooMany = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: 'x', nodes: Array.from({ length: 201 }, (_, i) => ({ id: `${i}`, text: '' })), layout: 'grid' });
     assert.deepEqual((tooMany.data.issues as J[]).map((i) => i.parameter), ['nodes']);
     assert.equal(sandbox.requests.length, 0, 'nothing was sent');
+  });
+
+  it('a failed read stops the reads still in flight', async () => {
+    let itemsAborted = false;
+    const failing = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/connectors')) return new Response(JSON.stringify({ status: 403, code: 'forbidden', message: 'No access', type: 'error' }), { status: 403, headers: { 'content-type': 'application/json' } });
+      if (url.includes('/items')) {
+        // Answers only when aborted: the call could not end otherwise.
+        return new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener('abort', () => {
+            itemsAborted = true;
+            reject(new DOMException('aborted', 'AbortError'));
+          });
+        });
+      }
+      return fetch(input, init);
+    }) as typeof fetch;
+    const result = await callTool(canvasApiServerFor(sandbox.canvasapi, { fetch: failing }), 'CanvasApi.ReadBoard', { board_id: sandbox.canvasapi.demo!.boardIds[0] });
+    assert.equal(result.isError, true);
+    assert.equal(result.data.kind, 'forbidden');
+    assert.equal(itemsAborted, true);
   });
 
   it('draws a 30-node flow in a frame with two bulk transactions and one connector per edge', async () => {

@@ -1,10 +1,12 @@
 /**
  * CanvasApi.ReadBoard: a board as an agent reads it. Walks every page of items, connectors and
  * tags (concurrently), and answers plain-text lines: what each item says, where it is, which
- * frame and tags it has. Filters apply after the walk, so counts always describe the board.
+ * frame and tags it has. Text and type filters apply after the walk, so counts describe the
+ * whole board (with frame_id, the frame).
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
+import { requestIdOf, tagRequest } from '../../core/logger.js';
 import { RESULT_BUDGET_BYTES } from '../../core/result-budget.js';
 import type { ToolContext } from '../../core/tool.js';
 import type { QueryValue } from '../../core/upstream.js';
@@ -40,20 +42,38 @@ interface BoardItem {
 }
 
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  // One failed read stops the others: nothing of a failed call stays in flight. The signal
+  // carries the call's request ID (logs), as the MCP request's own does.
+  const stop = new AbortController();
+  const onCancel = () => stop.abort(context.signal.reason);
+  if (context.signal.aborted) onCancel();
+  else context.signal.addEventListener('abort', onCancel, { once: true });
+  const requestId = requestIdOf(context.signal);
+  if (requestId) tagRequest(stop.signal, requestId);
+  try {
+    return await readWholeBoard(args, context, stop);
+  } finally {
+    context.signal.removeEventListener('abort', onCancel);
+  }
+}
+
+async function readWholeBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>, stop: AbortController): Promise<Json> {
   const { client } = context.deps;
-  const { signal } = context;
+  const signal = stop.signal;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
-  const get = async (path: string, query: Record<string, QueryValue> = {}, pathParams: Record<string, string> = {}) =>
-    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal, resourceLabel: label })).data;
+  const get = async (path: string, query: Record<string, QueryValue> = {}, pathParams: Record<string, string> = {}, resourceLabel = label) =>
+    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal, resourceLabel })).data;
 
   let itemsRead = 0;
   let lastTotal: number | undefined;
   const itemQuery: Record<string, QueryValue> = { limit: PAGE_SIZE };
+  // Types are filtered here, not by the platform, so that counts describe the whole board (or frame).
   if (args.frame_id) itemQuery.parent_item_id = args.frame_id;
-  else if (args.item_types?.length === 1) itemQuery.type = args.item_types[0] as string;
 
-  const [board, items, connectors, tagsOf, frameOfFilter] = await Promise.all([
+  // The frame first, so that a wrong frame_id is reported as such.
+  const frameOfFilter = args.frame_id ? await get('/v2/boards/{board_id}/frames/{item_id}', {}, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`) : undefined;
+  const reads = Promise.all([
     get('/v2/boards/{board_id}'),
     walkCursor((cursor) => get('/v2/boards/{board_id}/items', { ...itemQuery, ...(cursor ? { cursor } : {}) }), (page) => {
       itemsRead += page.records;
@@ -62,8 +82,11 @@ export async function readBoard(args: ReadBoardArgs, context: ToolContext<Canvas
     }),
     walkCursor((cursor) => get('/v2/boards/{board_id}/connectors', { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) })),
     tagTitlesByItem(get),
-    args.frame_id ? get('/v2/boards/{board_id}/frames/{item_id}', {}, { item_id: args.frame_id }) : Promise.resolve(undefined),
   ]);
+  const [board, items, connectors, tagsOf] = await reads.catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
 
   const all = items.records.map(toItem);
   const frames = [...(frameOfFilter && isRecord(frameOfFilter) ? [toItem(frameOfFilter)] : []), ...all.filter((item) => item.type === 'frame')];
