@@ -222,7 +222,12 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
   it('draws a 30-node flow in a frame with two bulk transactions and one connector per edge', async () => {
     const board = await newBoard(sandbox, 'Diagram');
     const { nodes, edges } = flow(30);
-    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, nodes, edges, layout: 'flow-down', origin_x: 1000, origin_y: -500, frame_title: 'Release flow' });
+    const progress: { done: number; total?: number }[] = [];
+    const raw = await executeTool(server, server.tools.find((t) => t.name === 'CanvasApi.CreateDiagram')!, { board_id: board, nodes, edges, layout: 'flow-down', origin_x: 1000, origin_y: -500, frame_title: 'Release flow' }, new AbortController().signal, (done, total) => progress.push({ done, ...(total !== undefined ? { total } : {}) }));
+    const result = outcomeOf(raw);
+    const steps = 1 + nodes.length + edges.length;
+    assert.deepEqual(progress.map((p) => p.done), Array.from({ length: steps }, (_, i) => i + 1), 'progress per frame, node and connector');
+    assert.ok(progress.every((p) => p.total === steps));
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
     assert.equal(data.summary, `30 of 30 nodes and ${edges.length} of ${edges.length} connectors created in frame ${data.frame.id}.`);
@@ -249,6 +254,12 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     assert.equal(read.items.length, 1);
     assert.match(read.items[0], /shape .* frame "Release flow": Step 7 <check> & go$/);
     assert.ok(read.connectors.some((line: string) => line.includes(`${data.node_items.n6} "Step 6 <check> & go" -> ${data.node_items.n7} "Step 7 <check> & go" [next]`)));
+  });
+
+  it('a board the platform does not know: its own error, nothing created', async () => {
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: 'uXjVnoSuchBoard=', nodes: [{ id: 'A', text: 'a' }], layout: 'grid' });
+    assert.equal(result.isError, true);
+    assert.equal(result.data.kind, 'not_found');
   });
 
   it('a grid of sticky notes: a diagram without edges, in rows and columns', async () => {

@@ -82,6 +82,7 @@ export async function createDiagram(given: CreateDiagramArgs, context: ToolConte
       step('frame created');
     } catch (error) {
       failed.push({ frame: args.frame_title, ...failureOf(error) });
+      refusedBeforeAnything(error, failed);
       return report(args, frame, new Map(), new Map(), failed, placed.map((p) => p.node.id), args.edges.map(edgeName));
     }
   }
@@ -100,6 +101,7 @@ export async function createDiagram(given: CreateDiagramArgs, context: ToolConte
       for (const _ of chunk) step(`${itemOf.size} of ${placed.length} nodes created`);
     } catch (error) {
       failed.push({ nodes: ids, ...failureOf(error) });
+      if (!frame && start === 0) refusedBeforeAnything(error, failed);
       notSent = placed.slice(start + BULK_SIZE).map((p) => p.node.id);
       break;
     }
@@ -135,6 +137,11 @@ export async function createDiagram(given: CreateDiagramArgs, context: ToolConte
   };
   await Promise.all(Array.from({ length: Math.min(CONNECTOR_CONCURRENCY, ready.length) }, worker));
   return report(args, frame, itemOf, connectorOf, failed, notSent, skipped);
+}
+
+/** The platform refused the very first request: nothing exists, so its own error says best what to fix. */
+function refusedBeforeAnything(error: unknown, failed: Failure[]): void {
+  if (error instanceof ToolError && failed.length === 1 && failed[0]?.outcome === 'not_created') throw error;
 }
 
 function edgeName(edge: DiagramEdge): string {
