@@ -78,44 +78,38 @@ type ReadBoardArgs = z.output<ReturnType<typeof readBoardInput>>;
 type CreateDiagramArgs = z.output<ReturnType<typeof createDiagramInput>>;
 const taskOutput = z.looseObject({});
 
-/** A definition whose zod schema is built on first use, like the catalogue tools'. */
-function lazyInput<T extends z.ZodObject>(build: () => T): { readonly input: T } {
-  let input: T | undefined;
+type TaskTool<I extends z.ZodObject> = ToolDefinition<I, typeof taskOutput, CanvasApiDeps>;
+
+/** A task tool: in the tasks toolset, beyond the contract, its zod schema built on first use like the catalogue tools'. */
+function taskTool<I extends z.ZodObject>(buildInput: () => I, definition: Omit<TaskTool<I>, 'input' | 'output' | 'toolset' | 'beyondContract'>): TaskTool<I> {
+  let input: I | undefined;
   return {
+    ...definition,
+    toolset: TASKS_TOOLSET,
+    beyondContract: true,
+    output: taskOutput,
     get input() {
-      return (input ??= build());
+      return (input ??= buildInput());
     },
   };
 }
 
-const readBoard: ToolDefinition<ReturnType<typeof readBoardInput>, typeof taskOutput, CanvasApiDeps> = Object.defineProperties(
-  {
-    name: 'CanvasApi.ReadBoard',
-    title: 'Read a board',
-    description: 'A whole board as text in one call: frames, items (text, position, frame, tags), connectors. offset is from next_page.',
-    toolset: TASKS_TOOLSET,
-    beyondContract: true,
-    output: taskOutput,
-    hints: hintsFor('read'),
-    truncationHint: 'Call again with offset set to the number of items already read, or narrow with query, frame_id or item_types.',
-    handler: async (args: ReadBoardArgs, context) => (await import('./read-board.js')).readBoard(args, context),
-  } as Omit<ToolDefinition<ReturnType<typeof readBoardInput>, typeof taskOutput, CanvasApiDeps>, 'input'>,
-  Object.getOwnPropertyDescriptors(lazyInput(readBoardInput)),
-) as ToolDefinition<ReturnType<typeof readBoardInput>, typeof taskOutput, CanvasApiDeps>;
+const readBoard = taskTool(readBoardInput, {
+  name: 'CanvasApi.ReadBoard',
+  title: 'Read a board',
+  description: 'A whole board as text in one call: frames, items (text, position, frame, tags), connectors. offset is from next_page.',
+  hints: hintsFor('read'),
+  truncationHint: 'Call again with offset set to the number of items already read, or narrow with query, frame_id or item_types.',
+  handler: async (args, context) => (await import('./read-board.js')).readBoard(args, context),
+});
 
-const createDiagram: ToolDefinition<ReturnType<typeof createDiagramInput>, typeof taskOutput, CanvasApiDeps> = Object.defineProperties(
-  {
-    name: 'CanvasApi.CreateDiagram',
-    title: 'Draw a diagram',
-    description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
-    toolset: TASKS_TOOLSET,
-    beyondContract: true,
-    output: taskOutput,
-    hints: hintsFor('create'),
-    handler: async (args: CreateDiagramArgs, context) => (await import('./create-diagram.js')).createDiagram(args, context),
-  } as Omit<ToolDefinition<ReturnType<typeof createDiagramInput>, typeof taskOutput, CanvasApiDeps>, 'input'>,
-  Object.getOwnPropertyDescriptors(lazyInput(createDiagramInput)),
-) as ToolDefinition<ReturnType<typeof createDiagramInput>, typeof taskOutput, CanvasApiDeps>;
+const createDiagram = taskTool(createDiagramInput, {
+  name: 'CanvasApi.CreateDiagram',
+  title: 'Draw a diagram',
+  description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
+  hints: hintsFor('create'),
+  handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
+});
 
 export type { ReadBoardArgs, CreateDiagramArgs };
 export const canvasApiTaskTools = [readBoard, createDiagram];
