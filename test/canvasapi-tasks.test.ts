@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
+import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -271,6 +273,25 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     assert.deepEqual(new Set(items.map((i) => i.type)), new Set(['sticky_note']));
     assert.equal(new Set(items.map((i) => i.position.x)).size, 3, 'three columns');
     assert.equal(new Set(items.map((i) => i.position.y)).size, 3, 'three rows');
+  });
+
+  it('every request sent (by the tools and the set-up) matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {
+    const { main, alt } = loadMiroValidators(loadReferenceJson(MIRO_SPEC));
+    const problems: string[] = [];
+    const requests = sandbox.requests.filter((r) => r.platform === 'canvasapi');
+    for (const req of requests) {
+      const keys = new Set(req.query.map(([key]) => key));
+      const variant = keys.has('tag_id') && req.method === 'GET' ? 'by-tag' : keys.has('parent_item_id') ? 'in-frame' : undefined;
+      const validator = variant ? alt : main;
+      const path = variantPath(variant, req.path);
+      if (!validator.findOperation(req.method, path)) {
+        problems.push(`${req.method} ${req.path}: no such operation in the spec`);
+        continue;
+      }
+      for (const e of validator.validateRequest({ method: req.method, path, query: req.query, headers: req.headers, body: req.body })) problems.push(`${req.method} ${req.path}: ${e}`);
+    }
+    assert.deepEqual(problems, []);
+    for (const sent of ['/items/bulk', '/connectors', '/frames', '/tags']) assert.ok(requests.some((r) => r.path.endsWith(sent)), `a request to ${sent} was checked`);
   });
 });
 
