@@ -88,6 +88,8 @@ describe('cold start loads only what the command uses', () => {
     assert.ok(modules.some((m) => m.includes('/src/canvasapi/catalogue.js')), 'the preload recorded the server itself');
     assert.deepEqual(modules.filter((m) => /node_modules\/fuse\.js\//.test(m)), [], 'fuse.js loads with the first FindTools search only');
     assert.deepEqual(modules.filter((m) => /node_modules\/luxon\//.test(m)), [], 'CanvasApi checks its UTC dates without a date library');
+    assert.deepEqual(modules.filter((m) => /\/src\/canvasapi\/tasks\/(?!index\.js)/.test(m)), [], 'the task tools\' logic loads with their first call');
+    assert.deepEqual(modules.filter((m) => /node_modules\/@dagrejs\//.test(m)), [], 'the layout library loads with the first diagram');
     assert.deepEqual(modules.filter((m) => /\/src\/incidentops\//.test(m) && !m.endsWith('/src/incidentops/settings.js')), []);
     for (const [what, pattern] of ALWAYS_ABSENT) assert.deepEqual(modules.filter((m) => pattern.test(m)), [], `${what} must not be loaded`);
   });

@@ -10,6 +10,7 @@ import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';
 import { canvasTool, type CanvasApiDeps } from './handler.js';
 import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
+import { canvasApiTaskTools } from './tasks/index.js';
 
 /** All 139 tools, built once from the catalogue. */
 export const canvasApiTools: readonly AnyToolDefinition<CanvasApiDeps>[] = canvasApiCatalogue.map((entry) => canvasTool(entry) as AnyToolDefinition<CanvasApiDeps>);
@@ -28,10 +29,13 @@ export const CANVASAPI_INSTRUCTIONS = [
 /** Enterprise administration: the tools a plan below enterprise cannot use. */
 const ENTERPRISE_TOOLS = canvasApiCatalogue.filter((entry) => entry.plan.startsWith('enterprise')).map((entry) => entry.name);
 
-/** Daily board work: find and read boards and items, add and change the common item kinds, tag them. */
+/**
+ * Daily board work: find and read boards and items, add and change the common item kinds, tag
+ * them, read a whole board and draw a diagram. ReadBoard answers a board's name and description
+ * too, so RetrieveBoardInfo gave it its place in the token budget.
+ */
 export const EVERYDAY_TOOLS = [
   'RetrieveUserBoards',
-  'RetrieveBoardInfo',
   'RetrieveBoardItems',
   'GetBoardItemInfo',
   'AddStickyNoteToBoard',
@@ -48,12 +52,14 @@ export const EVERYDAY_TOOLS = [
   'GetBoardTags',
   'CreateBoardTag',
   'AttachTagToItem',
+  'ReadBoard',
+  'CreateDiagram',
 ].map((short) => `CanvasApi.${short}`);
 
 /** CanvasApi's own profiles, besides the core's all, readonly and meta. */
 export const CANVASAPI_PROFILES: Readonly<Record<string, ToolProfile>> = {
   everyday: {
-    description: 'about 15 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items',
+    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items; read a whole board or draw a diagram in one call',
     tools: EVERYDAY_TOOLS,
   },
   'no-enterprise': {
@@ -148,7 +154,8 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
     name: 'CanvasApi',
     version: options.version,
     instructions: CANVASAPI_INSTRUCTIONS,
-    tools: canvasApiTools,
+    // The contract's tools, then the task tools (listed only when a choice names them: see ToolDefinition.beyondContract).
+    tools: [...canvasApiTools, ...canvasApiTaskTools],
     profiles: CANVASAPI_PROFILES,
     deps: {
       client: createCanvasApiClient(

@@ -19,8 +19,8 @@ export interface ToolProfile {
   readOnly?: boolean;
   /** List a handful of meta tools (find, describe, call) instead of the tools themselves. */
   meta?: boolean;
-  /** Also keep the opt-in tools (see ToolDefinition.optIn); other choices keep only those they name. */
-  includeOptIn?: boolean;
+  /** Also keep every tool beyond the contract (see ToolDefinition.beyondContract); other choices keep only those they name. */
+  includeBeyondContract?: boolean;
 }
 
 /** What an operator or a request asks for. Every part narrows; toolsets and tools together name what to include. */
@@ -36,7 +36,7 @@ export interface ToolSelection {
 export const CORE_PROFILES: Readonly<Record<string, ToolProfile>> = {
   all: { description: 'every tool of the platform contract (the default); tools beyond it are opt-in' },
   readonly: { description: 'only tools that change nothing', readOnly: true },
-  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true, includeOptIn: true },
+  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true },
 };
 
 export interface SelectableServer {
@@ -79,32 +79,20 @@ export function applySelection(server: SelectableServer, base: Selected, selecti
 }
 
 export function selectTools(server: SelectableServer, ...selections: ToolSelection[]): Selected {
-  const selected = selections.reduce((chosen, selection) => applySelection(server, chosen, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
-  const optedIn = optedInTools(server, selections);
-  return { ...selected, tools: selected.tools.filter((tool) => !tool.optIn || optedIn.has(tool.name)) };
+  const selected = selections.reduce((kept, selection) => applySelection(server, kept, selection), { tools: [...server.tools], meta: false, readOnly: false } as Selected);
+  if (selected.meta) return selected;
+  const asked = namedByChoices(server, selections);
+  return { ...selected, tools: selected.tools.filter((tool) => !tool.beyondContract || asked.has(tool.name)) };
 }
 
-/**
- * The opt-in tools some choice asks for: by a profile that includes them, by toolset or by name.
- * Every choice still narrows, so an opt-in tool is kept only if it is also in what the others keep.
- */
-function optedInTools(server: SelectableServer, selections: readonly ToolSelection[]): Set<string> {
-  const optIn = server.tools.filter((tool) => tool.optIn);
-  const names = new Set<string>();
-  if (optIn.length === 0) return names;
+/** The tools some choice names: by toolset or name, directly or through its profile. */
+function namedByChoices(server: SelectableServer, selections: readonly ToolSelection[]): Set<string> {
   const profiles = profilesOf(server);
-  for (const selection of selections) {
-    const profile = selection.profile ? profiles[selection.profile.toLowerCase()] : undefined;
-    for (const rule of [profile, selection]) {
-      if (!rule) continue;
-      const toolsets = new Set((rule.toolsets ?? []).map((name) => name.trim().toLowerCase()));
-      const named = new Set((rule.tools ?? []).map((name) => resolveToolName(server, name)));
-      for (const tool of optIn) {
-        if ((rule as ToolProfile).includeOptIn || toolsets.has(tool.toolset) || named.has(tool.name)) names.add(tool.name);
-      }
-    }
-  }
-  return names;
+  const rules: ToolProfile[] = selections.flatMap((selection) => [{ description: '', ...selection }, ...(selection.profile ? [profiles[selection.profile.toLowerCase()] ?? { description: '' }] : [])]);
+  if (rules.some((rule) => rule.includeBeyondContract)) return new Set(server.tools.filter((tool) => tool.beyondContract).map((tool) => tool.name));
+  const toolsets = new Set(rules.flatMap((rule) => rule.toolsets ?? []).map((name) => name.trim().toLowerCase()));
+  const names = new Set(rules.flatMap((rule) => rule.tools ?? []).map((name) => resolveToolName(server, name)));
+  return new Set(server.tools.filter((tool) => toolsets.has(tool.toolset) || names.has(tool.name)).map((tool) => tool.name));
 }
 
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {

@@ -49,10 +49,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   /** What to tell the agent when the result is cut to fit the budget (how to get the rest). */
   truncationHint?: string;
   /**
-   * A tool beyond the platform contract (a whole task in one call): left out of `all` and of any
-   * choice that does not name it, its toolset, or a profile that includes opt-in tools.
+   * A tool beyond the platform's contract (a whole task in one call): listed only when a choice
+   * names it (its toolset, its name, a profile that lists it) or in meta mode, so the default and
+   * the `all` profile stay exactly the contract's tools.
    */
-  optIn?: boolean;
+  beyondContract?: boolean;
   /** Whether the tool needs platform credentials (false for purely local modes). Defaults to true. */
   needsCredentials?: (args: z.output<Input>) => boolean;
   handler: (args: z.output<Input>, context: ToolContext<Deps>) => Promise<z.output<Output>>;

@@ -62,7 +62,7 @@ export const INCIDENTOPS_INSTRUCTIONS = [
 
 /** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  everyday: { description: 'all 14 IncidentOps tools and the 2 task tools: every one is a read an agent needs day to day', includeOptIn: true },
+  everyday: { description: 'all 14 IncidentOps tools and the 2 task tools: every one is a read an agent needs day to day', includeBeyondContract: true },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 

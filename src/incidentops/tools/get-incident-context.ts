@@ -82,7 +82,7 @@ export default incidentOpsTool({
   title: 'Get an incident with its context',
   description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, and who is on call for it now.",
   toolset: 'tasks',
-  optIn: true,
+  beyondContract: true,
   input: z.strictObject({ incident_id: incidentIdParam }),
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: IncidentOps.ListLogEntries pages through the account feed.',

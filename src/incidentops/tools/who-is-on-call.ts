@@ -35,7 +35,7 @@ export default incidentOpsTool({
   title: 'Who is on call',
   description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next. Give one of service_id, team_id, schedule_id, escalation_policy_id.',
   toolset: 'tasks',
-  optIn: true,
+  beyondContract: true,
   input: z
     .strictObject({
       service_id: idParam("Its escalation policy's on-calls.").optional(),

@@ -1,0 +1,115 @@
+/**
+ * CanvasApi's task tools: whole tasks in one call, beyond the contract (toolset `tasks`). Only
+ * their names, descriptions and input schemas live here; the logic (and the layout library) is
+ * imported on a tool's first call, so a start loads none of it.
+ */
+import { z } from 'zod';
+import { cappedString, genericCap, pathId } from '../../core/schema.js';
+import type { ToolDefinition } from '../../core/tool.js';
+import type { CanvasApiDeps } from '../handler.js';
+import { hintsFor } from '../handler.js';
+import { boardIdFromLink } from '../params.js';
+
+export const TASKS_TOOLSET = 'tasks';
+
+/** Shape names the bulk endpoint draws, plus sticky notes. */
+export const DIAGRAM_SHAPES = [
+  'sticky_note',
+  'rectangle', 'round_rectangle', 'circle', 'triangle', 'rhombus', 'parallelogram', 'trapezoid', 'pentagon', 'hexagon', 'octagon',
+  'wedge_round_rectangle_callout', 'star', 'flow_chart_predefined_process', 'cloud', 'cross', 'can', 'right_arrow', 'left_arrow',
+  'left_right_arrow', 'left_brace', 'right_brace',
+] as const;
+
+/** Sticky-note colours the platform knows by name. */
+export const STICKY_COLORS = ['gray', 'light_yellow', 'yellow', 'orange', 'light_green', 'green', 'dark_green', 'cyan', 'light_pink', 'pink', 'violet', 'red', 'light_blue', 'blue', 'dark_blue', 'black'] as const;
+
+export const ITEM_TYPES = ['sticky_note', 'shape', 'text', 'card', 'app_card', 'image', 'document', 'embed', 'frame', 'preview'] as const;
+
+/** Nodes and edges one diagram may have: enough for a real flow, bounded for the platform's rate limit. */
+export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeIdChars: 100 } as const;
+export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
+
+/** A board ID, or a board link read as its ID (the rule every CanvasApi tool applies). */
+const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink));
+const itemId = () => pathId(cappedString('identifier', z.string().trim().min(1)));
+/** Text bounded for safety only (the bound is checked, not listed). */
+const text = (max: number) => genericCap(z.string().max(max, { abort: true }));
+
+/** One of a list of names; checked on calls, listed as a plain string so the list costs no context. */
+function oneOf(values: readonly string[], what: string) {
+  return text(100).refine((value) => values.includes(value), { message: `must be ${what}: one of ${values.join(', ')}` });
+}
+
+const readBoardInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    frame_id: itemId().optional(),
+    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length)).optional().describe('e.g. ["sticky_note"]'),
+    query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Text to find.'),
+    max_items: z.number().int().refine((n) => n >= 1 && n <= READ_LIMITS.maxItems, { message: `must be from 1 to ${READ_LIMITS.maxItems}` }).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
+    offset: z.number().int().refine((n) => n >= 0 && n <= 1_000_000, { message: 'must be from 0 to 1000000 (next_page gives it)' }).optional(),
+  });
+
+const createDiagramInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    nodes: genericCap(
+      z
+        .array(
+          z.strictObject({
+            id: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1),
+            text: text(DIAGRAM_LIMITS.textChars),
+            shape: oneOf(DIAGRAM_SHAPES, 'a shape name or sticky_note').optional().describe('round_rectangle (default), circle, rhombus, sticky_note...'),
+            color: text(30).trim().min(1).optional().describe('#RRGGBB; sticky notes: yellow, blue...'),
+          }),
+        )
+        .max(DIAGRAM_LIMITS.nodes)
+        .refine((nodes) => nodes.length > 0, { message: 'must have at least one node' }),
+    ),
+    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
+      .optional(),
+    layout: z.enum(['flow-down', 'flow-right', 'grid']),
+    origin_x: z.number().optional(),
+    origin_y: z.number().optional(),
+    frame_title: text(200).trim().min(1).optional(),
+  });
+
+type ReadBoardArgs = z.output<ReturnType<typeof readBoardInput>>;
+type CreateDiagramArgs = z.output<ReturnType<typeof createDiagramInput>>;
+const taskOutput = z.looseObject({});
+
+type TaskTool<I extends z.ZodObject> = ToolDefinition<I, typeof taskOutput, CanvasApiDeps>;
+
+/** A task tool: in the tasks toolset, beyond the contract, its zod schema built on first use like the catalogue tools'. */
+function taskTool<I extends z.ZodObject>(buildInput: () => I, definition: Omit<TaskTool<I>, 'input' | 'output' | 'toolset' | 'beyondContract'>): TaskTool<I> {
+  let input: I | undefined;
+  return {
+    ...definition,
+    toolset: TASKS_TOOLSET,
+    beyondContract: true,
+    output: taskOutput,
+    get input() {
+      return (input ??= buildInput());
+    },
+  };
+}
+
+const readBoard = taskTool(readBoardInput, {
+  name: 'CanvasApi.ReadBoard',
+  title: 'Read a board',
+  description: 'A whole board as text in one call: frames, items (text, position, frame, tags), connectors. offset is from next_page.',
+  hints: hintsFor('read'),
+  truncationHint: 'Call again with offset set to the number of items already read, or narrow with query, frame_id or item_types.',
+  handler: async (args, context) => (await import('./read-board.js')).readBoard(args, context),
+});
+
+const createDiagram = taskTool(createDiagramInput, {
+  name: 'CanvasApi.CreateDiagram',
+  title: 'Draw a diagram',
+  description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
+  hints: hintsFor('create'),
+  handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
+});
+
+export type { ReadBoardArgs, CreateDiagramArgs };
+export const canvasApiTaskTools = [readBoard, createDiagram];

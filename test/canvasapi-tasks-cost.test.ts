@@ -1,0 +1,135 @@
+/**
+ * What the task tools save, measured on the sandbox: the same tasks done with the contract's
+ * tools (the best plan: fewest calls, largest pages) and with one task-tool call, counting calls
+ * and the tokens of the results the agent reads (o200k_base). The figures are in
+ * docs/tasks-canvasapi.md; MEASURE=1 prints them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countTokens } from '../src/core/context-size.js';
+import { executeTool, findTool, type AnyToolServer } from '../src/core/registry.js';
+import type { RunningSandbox } from '../src/sandbox/server.js';
+import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+
+type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+interface Cost {
+  calls: number;
+  tokens: number;
+}
+
+describe('task tools cost well under half the tokens of the contract-only path', () => {
+  let sandbox: RunningSandbox;
+  let server: AnyToolServer;
+  let board = '';
+
+  /** Calls a tool, adds its result's tokens to the tally and returns the parsed result. */
+  const call = async (cost: Cost, name: string, args: Record<string, unknown>): Promise<J> => {
+    const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
+    const { data, isError } = outcomeOf(raw);
+    assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
+    cost.calls++;
+    cost.tokens += await countTokens((raw.content[0] as { text: string }).text);
+    return data;
+  };
+
+  const platform = async (method: string, path: string, body?: unknown): Promise<J> => {
+    const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
+    return response.status === 204 ? undefined : response.json();
+  };
+
+  before(async () => {
+    sandbox = await startTestSandbox();
+    server = canvasApiServerFor(sandbox.canvasapi);
+    // A 64-item workshop board: 2 frames, 50 sticky notes, 8 shapes, 4 texts; 3 tags on 12 notes; 8 connectors.
+    board = (await platform('POST', '/v2/boards', { name: 'Pricing workshop', description: 'Ideas and decisions on the new pricing page.' })).id;
+    const frames = await Promise.all(
+      ['Ideas', 'Decisions'].map((title, i) => platform('POST', `/v2/boards/${board}/frames`, { data: { title, format: 'custom', type: 'freeform' }, position: { x: i * 3000, y: 0 }, geometry: { width: 2800, height: 2000 } })),
+    );
+    const topics = ['pricing tiers', 'free trial length', 'annual discount', 'enterprise seats', 'usage limits', 'onboarding emails', 'checkout flow', 'invoice currency', 'student plan', 'refund policy'];
+    const notes = Array.from({ length: 50 }, (_, n) => ({
+      type: 'sticky_note',
+      data: { content: `<p>${topics[n % 10]}: ${['keep it simple', 'ask sales first', 'test with 5 customers', 'compare with competitors', 'needs legal review'][n % 5]}</p>` },
+      style: { fillColor: ['yellow', 'light_green', 'light_blue'][n % 3] },
+      position: { x: 200 + (n % 10) * 240, y: 200 + Math.floor(n / 10) * 240 },
+      parent: { id: frames[n < 30 ? 0 : 1].id },
+    }));
+    const others = [
+      ...Array.from({ length: 8 }, (_, n) => ({ type: 'shape', data: { content: `<p>Step ${n + 1}</p>`, shape: 'round_rectangle' }, position: { x: 6500 + n * 300, y: 0 }, geometry: { width: 200, height: 100 } })),
+      ...Array.from({ length: 4 }, (_, n) => ({ type: 'text', data: { content: `<p><strong>Note ${n + 1}</strong>: read the survey</p>` }, position: { x: 6500 + n * 300, y: 600 } })),
+    ];
+    const created: J[] = [];
+    for (const batch of [notes.slice(0, 20), notes.slice(20, 40), [...notes.slice(40), ...others.slice(0, 10)], others.slice(10)]) created.push(...(await platform('POST', `/v2/boards/${board}/items/bulk`, batch)).data);
+    for (const [t, title] of ['Vote', 'Risk', 'Follow-up'].entries()) {
+      const tag = await platform('POST', `/v2/boards/${board}/tags`, { title });
+      for (let k = 0; k < 4; k++) await platform('POST', `/v2/boards/${board}/items/${created[t * 4 + k].id}?tag_id=${tag.id}`);
+    }
+    const shapes = created.filter((item) => item.type === 'shape');
+    for (let k = 0; k < 7; k++) await platform('POST', `/v2/boards/${board}/connectors`, { startItem: { id: shapes[k].id }, endItem: { id: shapes[k + 1].id }, ...(k % 3 === 0 ? { captions: [{ content: 'then' }] } : {}) });
+    await platform('POST', `/v2/boards/${board}/connectors`, { startItem: { id: created[0].id }, endItem: { id: created[1].id } });
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  it('"What is on this board?", "Which notes mention the refund policy?" and "Draw A -> B -> C, D from B"', async () => {
+    const contract: Record<string, Cost> = { read: { calls: 0, tokens: 0 }, find: { calls: 0, tokens: 0 }, draw: { calls: 0, tokens: 0 } };
+    const tasks: Record<string, Cost> = { read: { calls: 0, tokens: 0 }, find: { calls: 0, tokens: 0 }, draw: { calls: 0, tokens: 0 } };
+
+    // 1. What is on this board: the board, every item page, the connectors, the tags and each tag's items.
+    await call(contract.read!, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: board });
+    let cursor: string | undefined;
+    do {
+      const page = await call(contract.read!, 'CanvasApi.RetrieveBoardItems', { board_identifier: board, items_limit: '50', ...(cursor ? { pagination_cursor: cursor } : {}) });
+      cursor = page.next_page?.pagination_cursor;
+    } while (cursor);
+    await call(contract.read!, 'CanvasApi.GetBoardConnectors', { board_identifier: board, result_limit: '50' });
+    const tags = await call(contract.read!, 'CanvasApi.GetBoardTags', { board_id: board, maximum_number_of_tags: '50' });
+    for (const tag of tags.data) await call(contract.read!, 'CanvasApi.RetrieveItemsByTag', { board_id: board, tag_identifier: tag.id, max_items_to_retrieve: '50' });
+    const read = await call(tasks.read!, 'CanvasApi.ReadBoard', { board_id: board });
+    assert.equal(read.items.length, 62);
+    assert.equal(read.connectors.length, 8);
+
+    // 2. Finding a phrase: the contract has no text search, so every item page is read.
+    cursor = undefined;
+    do {
+      const page = await call(contract.find!, 'CanvasApi.RetrieveBoardItems', { board_identifier: board, items_limit: '50', ...(cursor ? { pagination_cursor: cursor } : {}) });
+      cursor = page.next_page?.pagination_cursor;
+    } while (cursor);
+    const found = await call(tasks.find!, 'CanvasApi.ReadBoard', { board_id: board, query: 'refund policy' });
+    assert.equal(found.items.length, 5);
+
+    // 3. Draw a flow: both body schemas, one bulk create, one connector per edge.
+    await call(contract.draw!, 'CanvasApi.AddItemsToCanvasBoard', { mode: 'get_request_schema' });
+    await call(contract.draw!, 'CanvasApi.AddConnectorToBoard', { mode: 'get_request_schema' });
+    const shapes = await call(contract.draw!, 'CanvasApi.AddItemsToCanvasBoard', {
+      mode: 'execute',
+      canvas_board_identifier: board,
+      request_body: ['A', 'B', 'C', 'D'].map((text, i) => ({ type: 'shape', data: { content: text, shape: 'round_rectangle' }, position: { x: 9000 + (i === 3 ? 300 : 0), y: [0, 200, 400, 400][i] }, geometry: { width: 220, height: 110 } })),
+    });
+    const ids = (shapes.data as J[]).map((item) => item.id);
+    for (const [from, to] of [[0, 1], [1, 2], [1, 3]] as const) {
+      await call(contract.draw!, 'CanvasApi.AddConnectorToBoard', { mode: 'execute', board_unique_id: board, request_body: { startItem: { id: ids[from] }, endItem: { id: ids[to] } } });
+    }
+    const drawn = await call(tasks.draw!, 'CanvasApi.CreateDiagram', {
+      board_id: board,
+      nodes: ['A', 'B', 'C', 'D'].map((id) => ({ id, text: id })),
+      edges: [{ from: 'A', to: 'B' }, { from: 'B', to: 'C' }, { from: 'B', to: 'D' }],
+      layout: 'flow-down',
+      origin_x: 12000,
+    });
+    assert.equal(Object.keys(drawn.node_items).length, 4);
+
+    const total = (costs: Record<string, Cost>) => Object.values(costs).reduce((sum, c) => ({ calls: sum.calls + c.calls, tokens: sum.tokens + c.tokens }), { calls: 0, tokens: 0 });
+    if (process.env.MEASURE === '1') {
+      for (const task of Object.keys(contract)) console.log(`${task}: contract ${contract[task]!.calls} calls ${contract[task]!.tokens} tokens; task tool ${tasks[task]!.calls} call ${tasks[task]!.tokens} tokens`);
+      console.log(`total: contract ${total(contract).calls} calls ${total(contract).tokens} tokens; task tools ${total(tasks).calls} calls ${total(tasks).tokens} tokens`);
+    }
+    for (const task of Object.keys(contract)) {
+      assert.equal(tasks[task]!.calls, 1);
+      assert.ok(tasks[task]!.tokens < contract[task]!.tokens / 2, `${task}: ${tasks[task]!.tokens} vs ${contract[task]!.tokens} tokens`);
+    }
+    assert.ok(total(tasks).tokens < total(contract).tokens / 3, `${total(tasks).tokens} vs ${total(contract).tokens} tokens`);
+  });
+});

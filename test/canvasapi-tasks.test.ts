@@ -1,0 +1,352 @@
+/**
+ * CanvasApi's task tools against the sandbox: ReadBoard reads a whole board (several hundred
+ * items within the result budget, by text, frame and type), CreateDiagram draws a graph in bulk
+ * transactions and reports exactly what exists when one fails. Also: where the tools are listed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/registry.js';
+import type { RunningSandbox } from '../src/sandbox/server.js';
+import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
+import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
+
+type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard'];
+
+/** Sends one request straight to the sandbox (test set-up, not through the tools). */
+async function platform(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<J> {
+  const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  assert.ok(response.ok, `${method} ${path}: HTTP ${response.status} ${await response.clone().text()}`);
+  return response.status === 204 ? undefined : response.json();
+}
+
+async function newBoard(sandbox: RunningSandbox, name: string): Promise<string> {
+  return (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
+}
+
+/** Every item of a board, read straight from the sandbox. */
+async function boardItems(sandbox: RunningSandbox, boardId: string): Promise<J[]> {
+  const items: J[] = [];
+  let cursor = '';
+  do {
+    const page = await platform(sandbox, 'GET', `/v2/boards/${boardId}/items?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+    items.push(...page.data);
+    cursor = page.cursor ?? '';
+  } while (cursor);
+  return items;
+}
+
+const bulkRequests = (sandbox: RunningSandbox, boardId: string) => sandbox.requests.filter((r) => r.method === 'POST' && r.path === `/v2/boards/${encodeURIComponent(boardId)}/items/bulk`);
+
+/** A flow of n nodes: a chain, plus a branch from every fifth node to the next-but-one. */
+function flow(n: number): { nodes: J[]; edges: J[] } {
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i}`, text: `Step ${i} <check> & go` }));
+  const edges: J[] = [];
+  for (let i = 1; i < n; i++) edges.push({ from: `n${i - 1}`, to: `n${i}`, ...(i % 7 === 0 ? { label: 'next' } : {}) });
+  for (let i = 0; i + 2 < n; i += 5) edges.push({ from: `n${i}`, to: `n${i + 2}` });
+  return { nodes, edges };
+}
+
+describe('CanvasApi task tools: where they are listed', () => {
+  const server = canvasApiServerFor(undefined);
+  const names = (selections: J[]) => listTools(server, { selections }).map((tool) => tool.name);
+
+  it('the default and the all profile list exactly the contract\'s 139 tools', () => {
+    for (const selections of [[], [{ profile: 'all' }]]) {
+      const listed = names(selections);
+      assert.equal(listed.length, 139);
+      for (const name of TASK_TOOLSET_NAMES()) assert.ok(!listed.includes(name), `${name} is not in ${JSON.stringify(selections)}`);
+    }
+  });
+
+  it('everyday, the tasks toolset and a tool name add them; read-only keeps only ReadBoard', () => {
+    const everyday = names([{ profile: 'everyday' }]);
+    for (const name of TASK_TOOLS) assert.ok(everyday.includes(name), `everyday lists ${name}`);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]).sort(), TASK_TOOLS);
+    assert.deepEqual(names([{ toolsets: ['boards', 'tasks'] }]).filter((n) => TASK_TOOLS.includes(n)).sort(), TASK_TOOLS);
+    assert.deepEqual(names([{ tools: ['ReadBoard'] }]), ['CanvasApi.ReadBoard']);
+    assert.deepEqual(names([{ toolsets: ['tasks'], readOnly: true }]), ['CanvasApi.ReadBoard']);
+    // A choice that names only contract toolsets keeps them out.
+    assert.deepEqual(names([{ profile: 'all' }, { toolsets: ['boards'] }]).filter((n) => TASK_TOOLS.includes(n)), []);
+  });
+
+  it('meta mode finds them and calls them', async () => {
+    const view = viewFor(server, { selections: [{ profile: 'meta' }] });
+    const find = view.exposed.find((tool) => tool.name === 'CanvasApi.FindTools')!;
+    const found = outcomeOf(await executeTool(server, find, { query: 'read whole board' }, new AbortController().signal));
+    assert.ok((found.data.tools as J[]).slice(0, 3).some((tool) => tool.name === 'CanvasApi.ReadBoard'), JSON.stringify(found.data.tools));
+    const call = view.exposed.find((tool) => tool.name === 'CanvasApi.CallTool')!;
+    const bad = outcomeOf(await executeTool(server, call, { name: 'CanvasApi.CreateDiagram', arguments: { board_id: 'b', nodes: [], layout: 'grid' } }, new AbortController().signal));
+    assert.equal(bad.isError, true);
+    assert.equal(bad.data.kind, 'invalid_input');
+    assert.match(JSON.stringify(bad.data.issues), /nodes/);
+  });
+});
+
+function TASK_TOOLSET_NAMES(): string[] {
+  return TASK_TOOLS;
+}
+
+describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
+  let sandbox: RunningSandbox;
+  let server: AnyToolServer;
+
+  before(async () => {
+    sandbox = await startTestSandbox();
+    server = canvasApiServerFor(sandbox.canvasapi);
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  it('reads a board of 420 items within the budget, every item exactly once across next_page, with progress', async () => {
+    const board = await newBoard(sandbox, 'Big workshop');
+    const frame = await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'Ideas', format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 }, geometry: { width: 4000, height: 4000 } });
+    const texts: string[] = [];
+    for (let batch = 0; batch < 21; batch++) {
+      const items = Array.from({ length: 20 }, (_, i) => {
+        const n = batch * 20 + i;
+        const text = `Idea ${n}: ${n % 50 === 0 ? 'PINEAPPLE ' : ''}${'a longer sticky note text that people write in workshops '.repeat(2)}`;
+        texts.push(text);
+        return { type: 'sticky_note', data: { content: `<p>${text.replace(/&/g, '&amp;')}</p>` }, position: { x: 100 + (n % 20) * 10, y: 100 + batch * 10 }, ...(n < 40 ? { parent: { id: frame.id } } : {}) };
+      });
+      await platform(sandbox, 'POST', `/v2/boards/${board}/items/bulk`, items);
+    }
+    const tag = await platform(sandbox, 'POST', `/v2/boards/${board}/tags`, { title: 'Vote' });
+    const all = await boardItems(sandbox, board);
+    const first = all.find((item) => item.type === 'sticky_note')!;
+    await platform(sandbox, 'POST', `/v2/boards/${board}/items/${first.id}?tag_id=${tag.id}`);
+    const notes = all.filter((item) => item.type === 'sticky_note');
+    await platform(sandbox, 'POST', `/v2/boards/${board}/connectors`, { startItem: { id: notes[0].id }, endItem: { id: notes[1].id }, captions: [{ content: '<p>leads to</p>' }] });
+
+    const seen: string[] = [];
+    let offset: number | undefined;
+    let calls = 0;
+    const progress: number[] = [];
+    do {
+      const tool = server.tools.find((t) => t.name === 'CanvasApi.ReadBoard')!;
+      const raw = await executeTool(server, tool, { board_id: `https://miro.com/app/board/${board}/?share=1`, ...(offset !== undefined ? { offset } : {}) }, new AbortController().signal, (p) => progress.push(p));
+      const { data, isError } = outcomeOf(raw);
+      assert.equal(isError, false, JSON.stringify(data));
+      calls++;
+      assert.equal(data.result_truncated, undefined, 'the tool cuts itself before the generic budget does');
+      assert.deepEqual(data.counts, { frame: 1, sticky_note: 420, connector: 1 });
+      assert.equal((data.board as J).name, 'Big workshop');
+      assert.equal(data.matching_items, 420);
+      assert.match((data.frames as string[])[0]!, new RegExp(`^${frame.id} "Ideas" 0,0 4000x4000$`));
+      for (const line of data.items as string[]) seen.push(line.split(' ')[0]!);
+      if (offset === undefined) {
+        assert.ok((data.next_page as J)?.offset > 0, 'a board this size is cut with next_page');
+        const firstLine = (data.items as string[]).find((line) => line.startsWith(`${first.id} `))!;
+        assert.match(firstLine, /frame "Ideas" #Vote: Idea 0: PINEAPPLE a longer/);
+        assert.ok(!firstLine.includes('<p>'), 'HTML is stripped');
+        assert.match((data.connectors as string[])[0]!, new RegExp(`: ${notes[0].id} "Idea 0: PINEAPPLE .*" -> ${notes[1].id} ".*" \\[leads to\\]$`));
+      }
+      offset = (data.next_page as J)?.offset;
+    } while (offset !== undefined && calls < 10);
+    assert.ok(calls >= 2 && calls < 10, `${calls} calls`);
+    assert.equal(seen.length, 420);
+    assert.equal(new Set(seen).size, 420, 'no item twice');
+    assert.deepEqual(new Set(seen), new Set(notes.map((n) => n.id)));
+    assert.ok(progress.length >= 9 * calls, `progress per page (${progress.length} reports)`);
+    for (let i = 1; i < 9; i++) assert.ok(progress[i]! > progress[i - 1]!, 'progress increases');
+
+    // Filters: text (case-insensitive, tags included), frame, type, max_items.
+    const pineapple = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'pineapple' })).data;
+    assert.equal(pineapple.matching_items, 9);
+    assert.equal((pineapple.items as string[]).length, 9);
+    assert.equal(pineapple.next_page, undefined);
+    const voted = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'VOTE' })).data;
+    assert.deepEqual((voted.items as string[]).map((l) => l.split(' ')[0]), [first.id]);
+    const inFrame = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: frame.id })).data;
+    assert.equal(inFrame.matching_items, 40);
+    assert.ok((inFrame.items as string[]).every((l) => l.includes('frame "Ideas"')));
+    const few = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['sticky_note'], max_items: 5 })).data;
+    assert.equal((few.items as string[]).length, 5);
+    assert.deepEqual(few.next_page, { offset: 5 });
+    const none = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['card'] })).data;
+    assert.deepEqual(none.items, []);
+    assert.deepEqual(none.counts, { frame: 1, sticky_note: 420, connector: 1 }, 'counts describe the whole board, whatever the filter');
+    const missing = await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: '3458764000000000001' });
+    assert.equal(missing.isError, true);
+    assert.equal(missing.data.kind, 'not_found');
+    assert.match(String(missing.data.message), /the frame "3458764000000000001" on the board/);
+  });
+
+  it('refuses bad input naming the parameter, sending nothing', async () => {
+    sandbox.clearRequests();
+    const bad = await callTool(server, 'CanvasApi.ReadBoard', { board_id: 'a/b', item_types: ['sticker'], max_items: 0 });
+    assert.equal(bad.isError, true);
+    const params = (bad.data.issues as J[]).map((i) => i.parameter).sort();
+    assert.deepEqual(params, ['board_id', 'item_types[0]', 'max_items']);
+    const graph = await callTool(server, 'CanvasApi.CreateDiagram', {
+      board_id: 'x',
+      nodes: [{ id: 'A', text: 'a' }, { id: 'A', text: 'b' }, { id: 'C', text: 'c', shape: 'sticky_note', color: '#ffffff' }, { id: 'D', text: 'd', color: 'yellow' }],
+      edges: [{ from: 'A', to: 'Z' }, { from: 'C', to: 'C' }],
+      layout: 'flow-down',
+    });
+    assert.equal(graph.isError, true);
+    assert.deepEqual((graph.data.issues as J[]).map((i) => i.parameter), ['nodes[1].id', 'nodes[2].color', 'nodes[3].color', 'edges[0].to', 'edges[1].to']);
+    assert.match(JSON.stringify(graph.data.issues), /"Z\\" is not the id of any node; the nodes are \\"A\\", \\"C\\", \\"D\\"/);
+    const tooMany = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: 'x', nodes: Array.from({ length: 201 }, (_, i) => ({ id: `${i}`, text: '' })), layout: 'grid' });
+    assert.deepEqual((tooMany.data.issues as J[]).map((i) => i.parameter), ['nodes']);
+    assert.equal(sandbox.requests.length, 0, 'nothing was sent');
+  });
+
+  it('a failed read stops the reads still in flight', async () => {
+    let itemsAborted = false;
+    const failing = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/connectors')) return new Response(JSON.stringify({ status: 403, code: 'forbidden', message: 'No access', type: 'error' }), { status: 403, headers: { 'content-type': 'application/json' } });
+      if (url.includes('/items')) {
+        // Answers only when aborted: the call could not end otherwise.
+        return new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener('abort', () => {
+            itemsAborted = true;
+            reject(new DOMException('aborted', 'AbortError'));
+          });
+        });
+      }
+      return fetch(input, init);
+    }) as typeof fetch;
+    const result = await callTool(canvasApiServerFor(sandbox.canvasapi, { fetch: failing }), 'CanvasApi.ReadBoard', { board_id: sandbox.canvasapi.demo!.boardIds[0] });
+    assert.equal(result.isError, true);
+    assert.equal(result.data.kind, 'forbidden');
+    assert.equal(itemsAborted, true);
+  });
+
+  it('draws a 30-node flow in a frame with two bulk transactions and one connector per edge', async () => {
+    const board = await newBoard(sandbox, 'Diagram');
+    const { nodes, edges } = flow(30);
+    const progress: { done: number; total?: number }[] = [];
+    const raw = await executeTool(server, server.tools.find((t) => t.name === 'CanvasApi.CreateDiagram')!, { board_id: board, nodes, edges, layout: 'flow-down', origin_x: 1000, origin_y: -500, frame_title: 'Release flow' }, new AbortController().signal, (done, total) => progress.push({ done, ...(total !== undefined ? { total } : {}) }));
+    const result = outcomeOf(raw);
+    const steps = 1 + nodes.length + edges.length;
+    assert.deepEqual(progress.map((p) => p.done), Array.from({ length: steps }, (_, i) => i + 1), 'progress per frame, node and connector');
+    assert.ok(progress.every((p) => p.total === steps));
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const data = result.data as J;
+    assert.equal(data.summary, `30 of 30 nodes and ${edges.length} of ${edges.length} connectors created in frame ${data.frame.id}.`);
+    assert.equal(data.failed, undefined);
+    assert.equal(bulkRequests(sandbox, board).length, 2);
+    assert.deepEqual(bulkRequests(sandbox, board).map((r) => (r.body as J[]).length), [20, 10]);
+    const items = await boardItems(sandbox, board);
+    const byId = new Map(items.map((item) => [item.id, item]));
+    assert.equal(items.filter((i) => i.type === 'shape').length, 30);
+    const frame = byId.get(data.frame.id);
+    assert.equal(frame.data.title, 'Release flow');
+    assert.equal(frame.position.x - frame.geometry.width / 2, 1000, 'the frame starts at origin_x');
+    for (const node of nodes) {
+      const item = byId.get(data.node_items[node.id]);
+      assert.equal(item.parent.id, data.frame.id);
+      assert.equal(item.data.content, 'Step ' + node.id.slice(1) + ' &lt;check&gt; &amp; go');
+      assert.ok(item.position.x > 0 && item.position.x < frame.geometry.width && item.position.y > 0 && item.position.y < frame.geometry.height, 'inside its frame');
+    }
+    for (const edge of edges) assert.ok(byId.get(data.node_items[edge.from]).position.y < byId.get(data.node_items[edge.to]).position.y, `${edge.from} above ${edge.to}`);
+    assert.equal(Object.keys(data.connector_items).length, edges.length);
+
+    // ReadBoard shows it back as text.
+    const read = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'step 7 ' })).data as J;
+    assert.equal(read.items.length, 1);
+    assert.match(read.items[0], /shape .* frame "Release flow": Step 7 <check> & go$/);
+    assert.ok(read.connectors.some((line: string) => line.includes(`${data.node_items.n6} "Step 6 <check> & go" -> ${data.node_items.n7} "Step 7 <check> & go" [next]`)));
+  });
+
+  it('a board the platform does not know: its own error, nothing created', async () => {
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: 'uXjVnoSuchBoard=', nodes: [{ id: 'A', text: 'a' }], layout: 'grid' });
+    assert.equal(result.isError, true);
+    assert.equal(result.data.kind, 'not_found');
+  });
+
+  it('a grid of sticky notes: a diagram without edges, in rows and columns', async () => {
+    const board = await newBoard(sandbox, 'Grid');
+    const nodes = Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, text: `Note ${i}`, shape: 'sticky_note', color: 'light_blue' }));
+    const data = (await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, nodes, layout: 'grid' })).data as J;
+    assert.equal(Object.keys(data.node_items).length, 9);
+    const items = await boardItems(sandbox, board);
+    assert.deepEqual(new Set(items.map((i) => i.type)), new Set(['sticky_note']));
+    assert.equal(new Set(items.map((i) => i.position.x)).size, 3, 'three columns');
+    assert.equal(new Set(items.map((i) => i.position.y)).size, 3, 'three rows');
+  });
+
+  it('every request sent (by the tools and the set-up) matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {
+    const { main, alt } = loadMiroValidators(loadReferenceJson(MIRO_SPEC));
+    const problems: string[] = [];
+    const requests = sandbox.requests.filter((r) => r.platform === 'canvasapi');
+    for (const req of requests) {
+      const keys = new Set(req.query.map(([key]) => key));
+      const variant = keys.has('tag_id') && req.method === 'GET' ? 'by-tag' : keys.has('parent_item_id') ? 'in-frame' : undefined;
+      const validator = variant ? alt : main;
+      const path = variantPath(variant, req.path);
+      if (!validator.findOperation(req.method, path)) {
+        problems.push(`${req.method} ${req.path}: no such operation in the spec`);
+        continue;
+      }
+      for (const e of validator.validateRequest({ method: req.method, path, query: req.query, headers: req.headers, body: req.body })) problems.push(`${req.method} ${req.path}: ${e}`);
+    }
+    assert.deepEqual(problems, []);
+    for (const sent of ['/items/bulk', '/connectors', '/frames', '/tags']) assert.ok(requests.some((r) => r.path.endsWith(sent)), `a request to ${sent} was checked`);
+  });
+});
+
+describe('CanvasApi.CreateDiagram when the second transaction fails', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startTestSandbox();
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  /** A server whose second bulk request fails: refused before the platform sees it, or carried out and then answered 502. */
+  function faultyServer(mode: 'refused' | 'lost-answer'): AnyToolServer {
+    let bulks = 0;
+    const faulty = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith('/items/bulk') && ++bulks === 2) {
+        if (mode === 'refused') return new Response(JSON.stringify({ status: 400, code: 'invalidParameters', message: 'Injected refusal', type: 'error' }), { status: 400, headers: { 'content-type': 'application/json' } });
+        await fetch(input, init);
+        return new Response('bad gateway', { status: 502 });
+      }
+      return fetch(input, init);
+    }) as typeof fetch;
+    return canvasApiServerFor(sandbox.canvasapi, { fetch: faulty });
+  }
+
+  for (const mode of ['refused', 'lost-answer'] as const) {
+    it(`${mode}: the report says exactly what exists, and nothing is created twice`, async () => {
+      const board = await newBoard(sandbox, `Faults ${mode}`);
+      const { nodes, edges } = flow(30);
+      const result = await callTool(faultyServer(mode), 'CanvasApi.CreateDiagram', { board_id: board, nodes, edges, layout: 'flow-right' });
+      assert.equal(result.isError, false);
+      const data = result.data as J;
+      const firstTwenty = nodes.slice(0, 20).map((n) => n.id);
+      const lastTen = nodes.slice(20).map((n) => n.id);
+      assert.deepEqual(Object.keys(data.node_items), firstTwenty);
+      assert.equal(data.failed.length, 1);
+      assert.deepEqual(data.failed[0].nodes, lastTen);
+      assert.equal(data.failed[0].outcome, mode === 'refused' ? 'not_created' : 'may_exist');
+      assert.equal(data.failed[0].retry_safe, mode === 'refused');
+      // Connectors only between created nodes; the others are listed as not sent.
+      const inside = edges.filter((e) => firstTwenty.includes(e.from) && firstTwenty.includes(e.to));
+      assert.equal(Object.keys(data.connector_items).length, inside.length);
+      assert.equal(data.not_sent.edges.length, edges.length - inside.length);
+      assert.equal(data.not_sent.retry_safe, true);
+
+      const items = await boardItems(sandbox, board);
+      const texts = items.map((i) => i.data.content);
+      assert.equal(bulkRequests(sandbox, board).length, mode === 'refused' ? 1 : 2, 'the failed transaction was not sent again');
+      assert.equal(items.length, mode === 'refused' ? 20 : 30);
+      assert.equal(new Set(texts).size, texts.length, 'no node twice');
+      assert.deepEqual(new Set(items.filter((i) => firstTwenty.includes(nodes.find((n) => data.node_items[n.id] === i.id)?.id ?? '')).map((i) => i.id)), new Set(Object.values(data.node_items)));
+      const connectors = await platform(sandbox, 'GET', `/v2/boards/${board}/connectors?limit=50`);
+      assert.equal(connectors.data.length, inside.length);
+    });
+  }
+});
