@@ -2,7 +2,7 @@
  * What the task tools save, measured on the sandbox: the same tasks done with the contract's
  * tools (the best plan: fewest calls, largest pages) and with one task-tool call, counting calls
  * and the tokens of the results the agent reads (o200k_base). The figures are in
- * docs/tasks-canvasapi.md; MEASURE=1 prints them.
+ * docs/tasks.md (CanvasApi); MEASURE=1 prints them.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
