@@ -10,7 +10,7 @@ import { parseBoolean } from './core/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import type { SharedStore } from './core/store/store.js';
 import { printable } from './core/auth/printable.js';
-import { logger } from './cli-logger.js';
+import { logger, raiseToServerLogLevel } from './cli-logger.js';
 import { SERVER_INFO, type ServerEntry, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
 const DEFAULT_HTTP_PORT = 3000;
@@ -75,7 +75,7 @@ export async function maybeSandbox(enabled: boolean | undefined): Promise<Runnin
   if (!enabled) return undefined;
   const { startSandbox } = await import('./sandbox/server.js');
   const sandbox = await startSandbox({ port: 0 });
-  logger.info({ url: sandbox.url }, 'sandbox started in-process');
+  logger.debug({ url: sandbox.url }, 'sandbox started in-process');
   return sandbox;
 }
 
@@ -178,20 +178,20 @@ async function httpServers(entries: readonly ServerEntry[], input: ServerSetting
 
 async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
   const { servers, shared, oauth } = started;
-  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }] = await Promise.all([loadRegistry(), import('./core/serve.js'), import('./core/http/origins.js')]);
+  const [registry, { isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }] = await Promise.all([loadRegistry(), import('./core/serve.js'), import('./core/http/origins.js')]);
   try {
     allowedOriginsFrom(flags.allowedOrigin ?? []);
   } catch (error) {
     fail((error as Error).message);
   }
-  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
+  const configured = configuredServerKey(flags);
   if (oauth) {
     if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
   } else if (!isLoopbackHost(flags.host)) {
-    if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
+    if (!configured) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
-  const serverKey = oauth ? undefined : configuredKey ?? generateServerKey();
+  const key = oauth ? undefined : configured ?? (await keptKey());
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
   const view = choicesFrom(flags);
   for (const server of servers) checkedView(registry, server, view);
@@ -199,18 +199,23 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
   const publicUrl = publicUrlFrom(flags);
   // Behind a proxy the public host is the one clients (and the consent form) use.
   const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
-  const running = await serveOverHttp({
-    host: flags.host,
-    port: flags.port,
-    mounts,
-    logger,
-    auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: serverKey as string },
-    allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
-    allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
-    ...(shared ? { store: shared } : {}),
-    ...(metrics ? { metrics } : {}),
-  });
-  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
+  let running: Awaited<ReturnType<typeof serveOverHttp>>;
+  try {
+    running = await serveOverHttp({
+      host: flags.host,
+      port: flags.port,
+      mounts,
+      logger,
+      auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: key!.value, keyLocation: key!.location },
+      allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
+      allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
+      ...(shared ? { store: shared } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
+  } catch (error) {
+    failIfPortBusy(error, flags.host, flags.port);
+    throw error;
+  }
   if (oauth) {
     const base = publicUrl ?? running.url;
     const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
@@ -218,17 +223,56 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
     lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
     process.stderr.write(lines.join('\n'));
   } else {
-    // A generated key is shown once, in the client configurations; a configured one is never echoed.
-    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
+    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), key!));
   }
+  // Start-up lines would sit among the banner; from here on a server logs at info unless told otherwise.
+  raiseToServerLogLevel();
+  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
   const stop = () => void running.close().then(() => shared?.close()).finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
+/** The server key and where its user finds it (`file` when it is the kept one). */
+export interface ServerKeyChoice {
+  value: string;
+  location: string;
+  file?: string;
+  created?: boolean;
+}
+
+/** A key set by --server-key or TOOLSERVERS_SERVER_KEY: it wins over the kept one. */
+function configuredServerKey(flags: ServeFlags): ServerKeyChoice | undefined {
+  const fromFlag = flags.serverKey?.trim();
+  if (fromFlag) return { value: fromFlag, location: 'the key given to it with --server-key' };
+  const fromEnv = process.env[SERVER_KEY_ENV]?.trim();
+  return fromEnv ? { value: fromEnv, location: `the key in its ${SERVER_KEY_ENV} variable` } : undefined;
+}
+
+/** The key kept beside the sign-ins, made on the first start. */
+async function keptKey(): Promise<ServerKeyChoice> {
+  const { keptServerKey, serverKeyFile } = await import('./core/server-key.js');
+  const file = serverKeyFile();
+  try {
+    const { key, created } = await keptServerKey(file);
+    return { value: key, location: `the key kept in ${file} on its machine (\`toolservers key show\` prints it)`, file, created };
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A port another program holds: say which, and how to choose another. */
+export function failIfPortBusy(error: unknown, host: string, port: number, flag = '--port'): void {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') fail(`Port ${port} on ${host} is already in use (another server, perhaps another toolservers, listens there). Stop it, or choose another port with ${flag} <port> (0 picks a free one).`);
+  if (code === 'EACCES') fail(`Port ${port} on ${host} needs privileges this user lacks. Choose a port above 1023 with ${flag} <port>.`);
+  if (code === 'EADDRNOTAVAIL') fail(`${host} is not an address of this machine. Choose one with --host (127.0.0.1 by default).`);
+}
+
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], generatedKey: string | undefined): string {
-  const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], serverKey: ServerKeyChoice): string {
+  // A kept key is shown (it is the user's own file); a configured one is never echoed.
+  const key = serverKey.file ? serverKey.value : `<the value of ${SERVER_KEY_ENV}>`;
   const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
   for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
@@ -239,9 +283,9 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   );
   lines.push(
     '',
-    generatedKey
-      ? `Clients must send "Authorization: Bearer <key>". Generated key for this run (shown only now; set ${SERVER_KEY_ENV} to keep one):\n  ${generatedKey}`
-      : `Clients must send "Authorization: Bearer <key>" with the key from ${SERVER_KEY_ENV}.`,
+    serverKey.file
+      ? `Clients must send "Authorization: Bearer <key>". The key (${serverKey.created ? 'made now and ' : ''}kept in ${serverKey.file}, the same at every start; \`toolservers key rotate\` replaces it):\n  ${serverKey.value}`
+      : `Clients must send "Authorization: Bearer <key>" with the key from ${serverKey.location}.`,
   );
   // Each client gets the URL variant it works with: see clientUrl.
   const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
@@ -287,7 +331,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
   // The listing itself is computed when the client first asks for it.
   const tools = checkedView(registry, server, view).exposed.length;
   const handle = serveOverStdio(server, view);
-  logger.info({ server: entry.name, tools }, 'serving over stdio');
+  logger.debug({ server: entry.name, tools }, 'serving over stdio');
   // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
   const stop = () => void handle.close().finally(() => void Promise.all([sandbox?.close(), shared?.close()]).finally(() => process.exit(0)));
   process.stdin.once('end', stop);

@@ -2,7 +2,7 @@
  * Which tools a server exposes: profiles, toolsets, single tools, exclusions and read-only mode.
  * Filtering happens once per choice; the registry lists and calls only what the selection keeps.
  */
-import { SelectionError, styledName } from './names.js';
+import { namesTool, nearestTool, SelectionError, styledName, styleOf } from './names.js';
 import { closest } from './suggest.js';
 import type { AnyToolDefinition } from './tool.js';
 
@@ -106,13 +106,15 @@ function checkToolset(name: string, all: string[]): string {
 export function resolveToolName(server: SelectableServer, name: string): string {
   const wanted = name.trim();
   for (const tool of server.tools) {
-    if (tool.name === wanted || styledName(tool.name, 'underscore') === wanted || tool.name === `${server.name}.${wanted}`) return tool.name;
+    if (namesTool(wanted, tool.name)) return tool.name;
   }
-  throw new SelectionError(unknown('tool', name, server.tools.map((tool) => tool.name)));
+  // The nearest name is suggested the way this one was written (with the prefix or without).
+  const nearest = nearestTool(wanted, server.tools.map((tool) => tool.name), server.name);
+  const suggestion = nearest === undefined ? undefined : styledName(nearest, styleOf(wanted, server.name));
+  throw new SelectionError(unknown('tool', name, server.tools.map((tool) => tool.name), suggestion));
 }
 
-function unknown(what: string, name: string, allowed: readonly string[]): string {
-  const suggestion = closest(name, allowed);
+function unknown(what: string, name: string, allowed: readonly string[], suggestion = closest(name, allowed)): string {
   const list = allowed.length > 20 ? `run \`toolservers tools\` to see them` : `one of ${allowed.join(', ')}`;
   return `Unknown ${what} "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}: ${list}.`;
 }
