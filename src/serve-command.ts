@@ -278,7 +278,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
   lines.push(
     '',
-    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots),',
+    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots), /short/mcp (names without the server\'s),',
     '/everyday/mcp, /no-enterprise/mcp, /readonly/mcp, /meta/mcp; or send X-Toolservers-Profile, -Toolsets, -Tools, -Exclude-Tools, -Read-Only, -Tool-Names headers.',
   );
   lines.push(
@@ -297,7 +297,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
       2,
     ),
   );
-  lines.push('', 'Claude Code (names without dots, so mcp__<server>__<tool> stays readable and under 64 characters):');
+  lines.push('', 'Claude Code (short names: it shows each as mcp__<server>__<tool>, so the server\'s name is not repeated and stays under 64 characters):');
   for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
   lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
   lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
@@ -310,9 +310,12 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
 
 type Client = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'codex';
 
-/** The endpoint variant a client needs: underscore names everywhere; a smaller CanvasApi for VS Code's 128-tool limit. */
+/**
+ * The endpoint variant a client needs: short names where the client puts the server's name before
+ * each tool's, underscore names elsewhere; a smaller CanvasApi for VS Code's 128-tool limit.
+ */
 function clientUrl(url: string, client: Client): string {
-  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : '/underscore/mcp';
+  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : client === 'claude-code' ? '/short/mcp' : '/underscore/mcp';
   return url.replace(/\/mcp$/, variant);
 }
 

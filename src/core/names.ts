@@ -36,7 +36,11 @@ export function styleOf(name: string, serverName: string): NameStyle {
  */
 export function nearestTool(name: string, contractNames: readonly string[], serverName: string): string | undefined {
   const typed = styleOf(name, serverName) === 'short' ? name : name.slice(serverName.length + 1);
-  const match = closest(typed, contractNames.map((contractName) => styledName(contractName, 'short')));
+  const shortNames = contractNames.map((contractName) => styledName(contractName, 'short'));
+  // A name that is the start of a tool's (AddStickyNote, AddStickyNoteToBoard) is nearer than any edit distance says.
+  const wanted = typed.toLowerCase();
+  const extended = wanted.length >= 4 ? shortNames.filter((candidate) => candidate.toLowerCase().startsWith(wanted)).sort((a, b) => a.length - b.length)[0] : undefined;
+  const match = extended ?? closest(typed, shortNames);
   return match === undefined ? undefined : `${serverName}.${match}`;
 }
 
