@@ -50,7 +50,7 @@ describe('tool names', () => {
         assert.deepEqual(contract.map((name) => name.replace('.', '_')), underscore, 'the styles differ only in the separator');
         for (const name of contract) assert.ok(name.startsWith(`${entry.name}.`), name);
       }
-      assert.deepEqual([...NAME_STYLES], ['contract', 'underscore']);
+      assert.deepEqual([...NAME_STYLES], ['contract', 'underscore', 'short']);
     });
   }
 
