@@ -239,7 +239,8 @@ describe('a quiet start', () => {
 
   it('`npm start` prints its banner with no raw log line', async () => {
     const env = freshEnv();
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.mjs'), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env });
+    // Its own process group: the wrapper runs the server as a child, and both must stop.
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.mjs'), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
     let printed = '';
     try {
       await new Promise<void>((resolve, reject) => {
@@ -254,7 +255,7 @@ describe('a quiet start', () => {
         child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${printed}`)));
       });
     } finally {
-      child.kill();
+      process.kill(-child.pid!, 'SIGTERM');
     }
     assert.match(printed, /toolservers is serving MCP/);
     for (const line of printed.split('\n')) assert.doesNotMatch(line, /^\s*\{"level":/, 'a raw JSON log line in the banner');
