@@ -219,7 +219,7 @@ describe('client configurations', () => {
 
   it('README claude-desktop-remote: the mcp-remote bridge reaches a running server with the key and lists accepted names', async () => {
     const key = /The key \([^\n]*\):\n\s+(\S+)/.exec(serve.printed)?.[1];
-    assert.ok(key, 'serve printed its generated key');
+    assert.ok(key, 'serve printed its kept key');
     const specs = fromJsonConfig(configs.get('claude-desktop-remote') ?? '', 'mcpServers').map((spec) => ({
       ...spec,
       args: spec.args.map((arg) => arg.replace('http://127.0.0.1:3000', serve.url)),
