@@ -3,6 +3,8 @@
  * (every server over HTTP). Nothing here needs the command-line parser, so that main.ts can start
  * a server launched with no flags (as desktop clients launch it) without loading it.
  */
+import { homedir } from 'node:os';
+import path from 'node:path';
 import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
@@ -255,7 +257,10 @@ async function keptKey(): Promise<ServerKeyChoice> {
   const file = serverKeyFile();
   try {
     const { key, created } = await keptServerKey(file);
-    return { value: key, location: `the key kept in ${file} on its machine (\`toolservers key show\` prints it)`, file, created };
+    // Clients are told the file relative to the home directory: the path says where, not whose.
+    const home = homedir();
+    const shown = home && file.startsWith(`${home}${path.sep}`) ? `~${file.slice(home.length)}` : file;
+    return { value: key, location: `the key kept in ${shown} on its machine (\`toolservers key show\` prints it)`, file, created };
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   }
