@@ -12,6 +12,7 @@ import { logger } from './cli-logger.js';
 import {
   AUTH_ENV,
   checkedView,
+  choiceForServer,
   choicesFrom,
   fail,
   failIfPortBusy,
@@ -196,7 +197,7 @@ addChoiceOptions(
     process.stdout.write(await sizeTable(registry, servers, view));
     return;
   }
-  const all = servers.flatMap((server) => checkedView(registry, server, view).listing);
+  const all = servers.flatMap((server) => checkedView(registry, server, choiceForServer(view, server, servers)).listing);
   if (flags.json) {
     process.stdout.write(JSON.stringify(all, null, 2) + '\n');
     return;
@@ -214,9 +215,10 @@ async function sizeTable(registry: Registry, servers: AnyToolServer[], options: 
     lines.push(`${server.id.padEnd(12)} ${label.padEnd(26)} ${String(size.tools).padStart(5)} ${String(size.listBytes).padStart(8)} ${String(size.listTokens).padStart(7)}`);
   };
   for (const server of servers) {
-    const base = options.selections ?? [];
+    const own = choiceForServer(options, server, servers);
+    const base = own.selections ?? [];
     const style = options.nameStyle ? { nameStyle: options.nameStyle } : {};
-    for (const toolset of toolsetsOf(checkedView(registry, server, options).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
+    for (const toolset of toolsetsOf(checkedView(registry, server, own).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
     for (const profile of Object.keys(profilesOf(server))) await row(server, `profile ${profile}`, { ...style, selections: [...base, { profile }] });
   }
   return lines.join('\n') + '\n';

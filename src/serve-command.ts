@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
-import { parseBoolean } from './core/selection.js';
+import { forServer, parseBoolean } from './core/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import type { SharedStore } from './core/store/store.js';
 import { printable } from './core/auth/printable.js';
@@ -123,6 +123,16 @@ export function choicesFrom(flags: ChoiceInput): ViewOptions {
   }
 }
 
+/** The operator's choice for one of several servers served together: each keeps the named tools it has. */
+export function choiceForServer(options: ViewOptions, server: AnyToolServer, servers: readonly AnyToolServer[]): ViewOptions {
+  try {
+    return { ...options, selections: (options.selections ?? []).map((selection) => forServer(selection, server, servers)) };
+  } catch (error) {
+    if (error instanceof SelectionError) fail(error.message);
+    throw error;
+  }
+}
+
 /** The view of a server for the operator's choice, or the reason it cannot be served. */
 export function checkedView(registry: Registry, server: AnyToolServer, options: ViewOptions): ToolView {
   try {
@@ -195,9 +205,10 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
   }
   const key = oauth ? undefined : configured ?? (await keptKey());
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
-  const view = choicesFrom(flags);
-  for (const server of servers) checkedView(registry, server, view);
-  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
+  const choice = choicesFrom(flags);
+  const viewOf = (server: AnyToolServer) => choiceForServer(choice, server, servers);
+  for (const server of servers) checkedView(registry, server, viewOf(server));
+  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view: viewOf(server) }));
   const publicUrl = publicUrlFrom(flags);
   // Behind a proxy the public host is the one clients (and the consent form) use.
   const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
@@ -225,7 +236,7 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
     lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
     process.stderr.write(lines.join('\n'));
   } else {
-    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), key!));
+    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, viewOf(endpoint.server)) })), key!));
   }
   // Start-up lines would sit among the banner; from here on a server logs at info unless told otherwise.
   raiseToServerLogLevel();

@@ -307,6 +307,13 @@ describe('words for a shell', () => {
     const listed = run(['tools', 'canvasapi', '--tool-names', 'short', '--tools', 'AddStickyNoteToBoard,CanvasApi.GetStickyNoteInfo'], env);
     assert.equal(listed.status, 0, listed.stderr);
     assert.deepEqual(listed.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]).sort(), ['AddStickyNoteToBoard', 'GetStickyNoteInfo']);
+    // Over every server, each keeps the named tools it has; a name none has gets the nearest of all.
+    const both = run(['tools', '--tool-names', 'short', '--tools', 'WhoAmI,AddStickyNoteToBoard'], env);
+    assert.equal(both.status, 0, both.stderr);
+    assert.deepEqual(both.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]), ['WhoAmI', 'AddStickyNoteToBoard']);
+    const nowhere = run(['tools', '--tools', 'AddStickyNote'], env);
+    assert.equal(nowhere.status, 2);
+    assert.match(nowhere.stderr, /did you mean "AddStickyNoteToBoard"\?/);
   });
 
   describe('a busy port', () => {
