@@ -190,20 +190,25 @@ async function httpServers(entries: readonly ServerEntry[], input: ServerSetting
 
 async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
   const { servers, shared, oauth } = started;
-  const [registry, { isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }] = await Promise.all([loadRegistry(), import('./core/serve.js'), import('./core/http/origins.js')]);
+  const [registry, { isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }, serverKeys] = await Promise.all([
+    loadRegistry(),
+    import('./core/serve.js'),
+    import('./core/http/origins.js'),
+    import('./core/server-key.js'),
+  ]);
   try {
     allowedOriginsFrom(flags.allowedOrigin ?? []);
   } catch (error) {
     fail((error as Error).message);
   }
-  const configured = configuredServerKey(flags);
+  const configured = configuredServerKey(flags, serverKeys.MIN_SERVER_KEY_LENGTH);
   if (oauth) {
     if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
   } else if (!isLoopbackHost(flags.host)) {
     if (!configured) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
-  const key = oauth ? undefined : configured ?? (await keptKey());
+  const key = oauth ? undefined : configured ?? (await keptKey(serverKeys));
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
   const choice = choicesFrom(flags);
   const viewOf = (server: AnyToolServer) => choiceForServer(choice, server, servers);
@@ -255,16 +260,20 @@ export interface ServerKeyChoice {
 }
 
 /** A key set by --server-key or TOOLSERVERS_SERVER_KEY: it wins over the kept one. */
-function configuredServerKey(flags: ServeFlags): ServerKeyChoice | undefined {
+function configuredServerKey(flags: ServeFlags, minLength: number): ServerKeyChoice | undefined {
   const fromFlag = flags.serverKey?.trim();
-  if (fromFlag) return { value: fromFlag, location: 'the key given to it with --server-key' };
   const fromEnv = process.env[SERVER_KEY_ENV]?.trim();
-  return fromEnv ? { value: fromEnv, location: `the key in its ${SERVER_KEY_ENV} variable` } : undefined;
+  const configured = fromFlag
+    ? { value: fromFlag, location: 'the key given to it with --server-key' }
+    : fromEnv
+      ? { value: fromEnv, location: `the key in its ${SERVER_KEY_ENV} variable` }
+      : undefined;
+  if (configured && configured.value.length < minLength) fail(`${fromFlag ? '--server-key' : SERVER_KEY_ENV} must be at least ${minLength} characters long (a long random value).`);
+  return configured;
 }
 
 /** The key kept beside the sign-ins, made on the first start. */
-async function keptKey(): Promise<ServerKeyChoice> {
-  const { keptServerKey, serverKeyFile } = await import('./core/server-key.js');
+async function keptKey({ keptServerKey, serverKeyFile }: typeof import('./core/server-key.js')): Promise<ServerKeyChoice> {
   const file = serverKeyFile();
   try {
     const { key, created } = await keptServerKey(file);
@@ -301,7 +310,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
     '',
     serverKey.file
       ? `Clients must send "Authorization: Bearer <key>". The key (${serverKey.created ? 'made now and ' : ''}kept in ${serverKey.file}, the same at every start; \`toolservers key rotate\` replaces it):\n  ${serverKey.value}`
-      : `Clients must send "Authorization: Bearer <key>" with the key from ${serverKey.location}.`,
+      : `Clients must send "Authorization: Bearer <key>" with ${serverKey.location}.`,
   );
   // Each client gets the URL variant it works with: see clientUrl.
   const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));

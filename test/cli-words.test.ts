@@ -342,7 +342,7 @@ describe('words for a shell', () => {
     assert.equal(run(['--help'], env).status, 0);
     assert.match(run(['--help'], env).stdout, /Exit codes: 0 done; 1 the tool or the platform said no/);
     assert.equal(run(['--version'], env).status, 0);
-    for (const args of [['no-such-command'], ['tools', '--no-such-flag'], ['call'], ['call', 'WhoAmI', '{not json'], ['call', 'WhoAmI', '--region', 'mars'], ['tools', 'nowhere'], ['tools', '--profile', 'nope'], ['incidentops', '--tool-names', 'dotted']]) {
+    for (const args of [['no-such-command'], ['tools', '--no-such-flag'], ['call'], ['call', 'WhoAmI', '{not json'], ['call', 'WhoAmI', '--region', 'mars'], ['tools', 'nowhere'], ['tools', '--profile', 'nope'], ['incidentops', '--tool-names', 'dotted'], ['serve', '--sandbox', '--port', '0', '--server-key', 'too-short']]) {
       const result = run(args, env);
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
     }

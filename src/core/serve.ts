@@ -9,6 +9,7 @@ import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
 import { runAs } from './request-identity.js';
+import { MIN_SERVER_KEY_LENGTH } from './server-key.js';
 import type { OAuthLayer } from './oauth/layer.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
@@ -144,7 +145,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const origins = allowedOriginsFrom([...LOOPBACK_ORIGIN_HOSTS, ...(options.allowedOrigins ?? [])]);
   const limits = httpLimits(options.limits, options.env);
   const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
-  if (auth.kind === 'key' && auth.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
+  if (auth.kind === 'key' && auth.serverKey.length < MIN_SERVER_KEY_LENGTH) throw new Error(`The server key must be at least ${MIN_SERVER_KEY_LENGTH} characters long.`);
   const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
   const keyLocation = auth.kind === 'key' && auth.keyLocation ? `It expects ${auth.keyLocation}.` : 'It expects the key its operator configured.';
   const oauth = auth.kind === 'oauth' ? auth.layer : undefined;
