@@ -4,18 +4,24 @@
  */
 import { createLogger, LogLevelError, resolveLogLevel } from './core/logger.js';
 
-// Commands that print for people stay quiet unless asked; servers log at info.
-const quietCommand = ['call', 'tools', 'sandbox', 'login', 'logout', 'auth'].includes(process.argv[2] ?? '');
+// Quiet unless asked: a stdio server's stderr is shown by clients as errors, and a command prints
+// for people. An HTTP server raises itself to info once its banner is out (raiseToServerLogLevel).
+const levelIsSet = Boolean(process.env.TOOLSERVERS_LOG_LEVEL?.trim());
 // An unknown level stops every command with one line that lists the valid ones (exit code 2).
 export const logger = (() => {
   try {
-    return createLogger(resolveLogLevel(process.env.TOOLSERVERS_LOG_LEVEL, quietCommand ? 'warn' : 'info'));
+    return createLogger(resolveLogLevel(process.env.TOOLSERVERS_LOG_LEVEL, 'warn'));
   } catch (error) {
     if (!(error instanceof LogLevelError)) throw error;
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
 })();
+
+/** An HTTP server logs requests and state at info, unless TOOLSERVERS_LOG_LEVEL says otherwise. */
+export function raiseToServerLogLevel(): void {
+  if (!levelIsSet) logger.level = 'info';
+}
 
 // `toolservers tools | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -2,16 +2,20 @@
 // Only what every command needs is imported here. A command loads the rest when it runs: its own
 // server (server-info.ts), the protocol code, and the sandbox or sign-in only when used, so that a
 // server starts without loading the other server, the sandbox, or the OAuth and lock libraries.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { AnyToolServer, ViewOptions } from './core/registry.js';
 import { CHOICE_SOURCES, type ChoiceInput } from './core/request-choices.js';
+import { NAME_STYLES, nearestTool, styledName, styleOf } from './core/names.js';
 import { printable } from './core/auth/printable.js';
+import { exitCodeOf } from './core/settings.js';
 import { logger } from './cli-logger.js';
 import {
   AUTH_ENV,
   checkedView,
+  choiceForServer,
   choicesFrom,
   fail,
+  failIfPortBusy,
   loadRegistry,
   maybeSandbox,
   METRICS_ENV,
@@ -28,6 +32,9 @@ import {
 import { findServerInfo, PACKAGE_VERSION, SERVER_INFO, serverInfoForTool, type ServerEntry, type ServerFlag, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
 const DEFAULT_SANDBOX_PORT = 4010;
+
+/** The one exit-code rule of every command. */
+const EXIT_CODES = 'Exit codes: 0 done; 1 the tool or the platform said no (the reason is printed); 2 bad usage (an unknown command, flag, server, tool or value; a busy port).';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -54,7 +61,7 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--host <host>', 'HTTP bind address (loopback by default)', SERVE_DEFAULTS.host)
     .option('--port <port>', 'HTTP port', parsePort, SERVE_DEFAULTS.port)
     .option('--sandbox', 'start the built-in sandbox in-process and use it instead of the real platform')
-    .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); generated at start when unset`)
+    .option('--server-key <key>', `key HTTP clients must send as "Authorization: Bearer <key>" (${SERVER_KEY_ENV}); when unset, the key kept beside the sign-ins (made on the first start; see \`toolservers key\`)`)
     .option('--allowed-host <name...>', 'extra Host header names to accept (behind a proxy)')
     .option('--allowed-origin <origin...>', 'extra browser origins to accept: a full origin (https://app.example.com[:port], matched exactly) or a bare host name (any scheme and port)')
     .option('--metrics', `serve Prometheus metrics at /metrics (${METRICS_ENV}=true); ${METRICS_KEY_ENV} makes /metrics require that bearer key`)
@@ -64,14 +71,18 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)');
 }
 
-/** Name style and tool selection flags (each also a TOOLSERVERS_* variable). */
-function addChoiceOptions(command: Command, toolsetsOption = '--toolsets <list>'): Command {
+/** Name style and tool selection flags (each also a TOOLSERVERS_* variable), with examples from `exampleTool`'s server. */
+function addChoiceOptions(command: Command, exampleTool: string, toolsets: { flag: string; description: string } = { flag: '--toolsets <list>', description: 'only these toolsets, comma-separated' }): Command {
+  const [contract, underscore, short] = NAME_STYLES.map((style) => styledName(exampleTool, style));
   return command
-    .option('--tool-names <style>', `contract (IncidentOps.WhoAmI, the default) or underscore (IncidentOps_WhoAmI, for clients that refuse dots) (${CHOICE_SOURCES.toolNames.env})`)
+    .option(
+      '--tool-names <style>',
+      `contract (${contract}, the default), underscore (${underscore}, for clients that refuse dots) or short (${short}, for clients that put the server's name before each tool's) (${CHOICE_SOURCES.toolNames.env})`,
+    )
     .option('--profile <name>', `a named tool set: all, everyday, no-enterprise, readonly, meta (${CHOICE_SOURCES.profile.env})`)
-    .option(toolsetsOption, `only these toolsets, comma-separated (${CHOICE_SOURCES.toolsets.env})`)
-    .option('--tools <list>', `only these tools (added to --toolsets), comma-separated (${CHOICE_SOURCES.tools.env})`)
-    .option('--exclude-tools <list>', `never these tools, comma-separated (${CHOICE_SOURCES.excludeTools.env})`)
+    .option(toolsets.flag, `${toolsets.description} (${CHOICE_SOURCES.toolsets.env})`)
+    .option('--tools <list>', `only these tools (added to --toolsets), comma-separated, in any name style (${short} or ${contract}) (${CHOICE_SOURCES.tools.env})`)
+    .option('--exclude-tools <list>', `never these tools, comma-separated, in any name style (${CHOICE_SOURCES.excludeTools.env})`)
     .option('--read-only', `only tools that change nothing (${CHOICE_SOURCES.readOnly.env})`);
 }
 
@@ -96,11 +107,14 @@ const program = new Command()
   .name('toolservers')
   .description('MCP tool servers for IncidentOps (incident management) and CanvasApi (whiteboards).')
   .version(PACKAGE_VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander's own usage errors exit with 2, as ours do (see EXIT_CODES); help and --version with 0.
+  .exitOverride()
+  .addHelpText('after', `\n${EXIT_CODES}`);
 
 for (const info of SERVER_INFO) {
   const command = program.command(info.id).description(`serve the ${info.name} tools (stdio by default)`);
-  addChoiceOptions(addServerFlags(addServeOptions(command, true), info.flags)).action(async (flags: ServeFlags) => {
+  addChoiceOptions(addServerFlags(addServeOptions(command, true), info.flags), info.exampleTool).action(async (flags: ServeFlags) => {
     await serveServerCommand(info, flags);
   });
 }
@@ -110,6 +124,7 @@ addChoiceOptions(
     program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
     false,
   ),
+  SERVER_INFO[0]!.exampleTool,
 ).action(async (flags: ServeFlags) => {
   await serveAllCommand(flags);
 });
@@ -136,6 +151,9 @@ program
       oauth: { tokenLifetimeSeconds: flags.tokenLifetime, consent: flags.consent },
       ...(flags.notEnterprise ? { canvasapi: { enterprise: false } } : {}),
       ...(flags.users !== undefined ? { incidentops: { users: flags.users } } : {}),
+    }).catch((error: unknown) => {
+      failIfPortBusy(error, flags.host, flags.port);
+      throw error;
     });
     process.stdout.write(
       [
@@ -164,9 +182,10 @@ addChoiceOptions(
     .command('tools')
     .description('list the tools of one server or of all, as a client with the same choices would see them')
     .argument('[server]', `one of: ${SERVER_INFO.map((s) => s.id).join(', ')}`)
-    .option('--json', 'print the full definitions exactly as tools/list shows them')
-    .option('--sizes', 'print each toolset and profile with its tool count and tools/list size in bytes and tokens'),
-  '--toolsets [list]',
+    .option('--json', 'print the full definitions exactly as a client receives them')
+    .option('--sizes', 'print each toolset and profile with its tool count and the size of its tool list in bytes and tokens'),
+  SERVER_INFO[0]!.exampleTool,
+  { flag: '--toolsets [list]', description: 'only these toolsets, comma-separated; without a list, the same table as --sizes' },
 ).action(async (serverId: string | undefined, flags: ChoiceInput & { json?: boolean; sizes?: boolean; toolsets?: string | boolean }) => {
   const entries = await loadAll(serverId ? [requireServer(serverId)] : SERVER_INFO);
   const registry = await loadRegistry();
@@ -178,7 +197,7 @@ addChoiceOptions(
     process.stdout.write(await sizeTable(registry, servers, view));
     return;
   }
-  const all = servers.flatMap((server) => checkedView(registry, server, view).listing);
+  const all = servers.flatMap((server) => checkedView(registry, server, choiceForServer(view, server, servers)).listing);
   if (flags.json) {
     process.stdout.write(JSON.stringify(all, null, 2) + '\n');
     return;
@@ -196,9 +215,10 @@ async function sizeTable(registry: Registry, servers: AnyToolServer[], options: 
     lines.push(`${server.id.padEnd(12)} ${label.padEnd(26)} ${String(size.tools).padStart(5)} ${String(size.listBytes).padStart(8)} ${String(size.listTokens).padStart(7)}`);
   };
   for (const server of servers) {
-    const base = options.selections ?? [];
+    const own = choiceForServer(options, server, servers);
+    const base = own.selections ?? [];
     const style = options.nameStyle ? { nameStyle: options.nameStyle } : {};
-    for (const toolset of toolsetsOf(checkedView(registry, server, options).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
+    for (const toolset of toolsetsOf(checkedView(registry, server, own).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
     for (const profile of Object.keys(profilesOf(server))) await row(server, `profile ${profile}`, { ...style, selections: [...base, { profile }] });
   }
   return lines.join('\n') + '\n';
@@ -207,32 +227,47 @@ async function sizeTable(registry: Registry, servers: AnyToolServer[], options: 
 addServerFlags(
   program
     .command('call')
-    .description("run one tool and print its result as JSON, e.g. toolservers call IncidentOps.ListIncidents '{\"status\":\"triggered\"}' --sandbox")
-    .argument('<tool>', 'tool name, e.g. IncidentOps.WhoAmI')
+    .description("run one tool and print its result as JSON, e.g. toolservers call ListIncidents '{\"status\":\"triggered\"}' --sandbox")
+    .argument('<tool>', 'tool name in any style, e.g. WhoAmI, IncidentOps.WhoAmI or CanvasApi_GetAccessTokenInfo (`toolservers tools` lists them)')
     .argument('[arguments]', 'JSON object with the arguments', '{}')
-    .option('--sandbox', 'run against the built-in sandbox'),
+    .option('--sandbox', 'run against the built-in sandbox (no account needed)'),
   allServerFlags(),
 ).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
-  const info = serverInfoForTool(toolName);
-  if (!info) fail(`Unknown tool "${toolName}". Tool names start with ${SERVER_INFO.map((s) => `${s.name}.`).join(' or ')}; run \`toolservers tools\` to list them.`);
   let args: unknown;
   try {
     args = JSON.parse(json);
   } catch (error) {
     fail(`The arguments are not valid JSON: ${(error as Error).message}`);
   }
-  const sandbox = await maybeSandbox(flags.sandbox);
-  const [entry, registry] = await Promise.all([info.load(), loadRegistry()]);
-  const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) });
-  const view = checkedView(registry, server, {});
-  const tool = view.find(toolName);
-  if (!tool) fail(view.unknownToolMessage(toolName));
+  // A name with a server's prefix loads only that server; a name without one is looked up in each.
+  const prefixed = serverInfoForTool(toolName);
+  const [entries, registry, sandbox] = await Promise.all([loadAll(prefixed ? [prefixed] : SERVER_INFO), loadRegistry(), maybeSandbox(flags.sandbox)]);
+  const servers = entries.map((entry) => entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}) }));
+  const found = servers.flatMap((server) => {
+    const tool = registry.findTool(server, toolName);
+    return tool ? [{ server, tool }] : [];
+  });
+  if (found.length === 0) fail(unknownToolText(toolName, servers));
+  if (found.length > 1) fail(`"${toolName}" is a tool of ${found.map(({ server }) => server.name).join(' and ')}: name one, ${found.map(({ tool }) => tool.name).join(' or ')}.`);
+  const { server, tool } = found[0]!;
   const result = await registry.executeTool(server, tool, args, new AbortController().signal);
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
   process.stdout.write(JSON.stringify(result.structuredContent ?? JSON.parse(text || '{}'), null, 2) + '\n');
   await sandbox?.close();
   process.exitCode = result.isError ? 1 : 0;
 });
+
+/** Why `call` cannot run a name, in a shell's words: the nearest names, spelt as typed, and the command that lists them. */
+function unknownToolText(name: string, servers: readonly AnyToolServer[]): string {
+  const suggestions = servers.flatMap((server) => {
+    const nearest = nearestTool(name, server.tools.map((tool) => tool.name), server.name);
+    return nearest ? [styledName(nearest, styleOf(name, server.name))] : [];
+  });
+  const shown = printable(name.length > 100 ? `${name.slice(0, 97)}...` : name);
+  const only = servers.length === 1 ? servers[0] : undefined;
+  const list = only ? `\`toolservers tools ${only.id}\` lists its ${only.tools.length} tools` : '`toolservers tools` lists every tool';
+  return `Unknown tool "${shown}".${suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''} ${list}.`;
+}
 
 addServerFlags(
   program
@@ -327,6 +362,32 @@ program
     process.stdout.write(`Sign-ins are stored in ${store.file}\n`);
   });
 
+const keyCommand = program
+  .command('key')
+  .description('the server key HTTP clients send when none is set (kept beside the sign-ins, the same at every start)');
+
+keyCommand
+  .command('show')
+  .description('print the kept server key and its file (made now if there is none)')
+  .action(async () => {
+    const { keptServerKey, serverKeyFile } = await import('./core/server-key.js');
+    const file = serverKeyFile();
+    const { key, created } = await keptServerKey(file);
+    process.stderr.write(`${created ? 'Made a new key in' : 'The key kept in'} ${file}:\n`);
+    process.stdout.write(`${key}\n`);
+  });
+
+keyCommand
+  .command('rotate')
+  .description('replace the kept server key with a new one; running servers keep the old key until they restart, and clients need the new one')
+  .action(async () => {
+    const { rotateServerKey, serverKeyFile } = await import('./core/server-key.js');
+    const file = serverKeyFile();
+    const key = await rotateServerKey(file);
+    process.stderr.write(`New key written to ${file}. Restart running servers, and give clients the new key:\n`);
+    process.stdout.write(`${key}\n`);
+  });
+
 function requireServer(id: string): ServerInfo {
   const entry = findServerInfo(id);
   if (!entry) fail(`Unknown server "${id}". Choose one of: ${SERVER_INFO.map((s) => s.id).join(', ')}.`);
@@ -339,7 +400,9 @@ function loadAll(infos: readonly ServerInfo[]): Promise<ServerEntry[]> {
 }
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  // Commander has printed its message (and help) already.
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
   // Messages may carry provider text: printed without control characters or escape sequences.
   process.stderr.write(`${printable(error instanceof Error ? error.message : String(error))}\n`);
-  process.exit(1);
+  process.exit(exitCodeOf(error));
 });

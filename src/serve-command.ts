@@ -3,14 +3,16 @@
  * (every server over HTTP). Nothing here needs the command-line parser, so that main.ts can start
  * a server launched with no flags (as desktop clients launch it) without loading it.
  */
+import { homedir } from 'node:os';
+import path from 'node:path';
 import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
 import { operatorChoices, type ChoiceInput } from './core/request-choices.js';
 import { SelectionError } from './core/names.js';
-import { parseBoolean } from './core/selection.js';
+import { forServer, parseBoolean } from './core/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import type { SharedStore } from './core/store/store.js';
 import { printable } from './core/auth/printable.js';
-import { logger } from './cli-logger.js';
+import { logger, raiseToServerLogLevel } from './cli-logger.js';
 import { SERVER_INFO, type ServerEntry, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
 const DEFAULT_HTTP_PORT = 3000;
@@ -75,7 +77,7 @@ export async function maybeSandbox(enabled: boolean | undefined): Promise<Runnin
   if (!enabled) return undefined;
   const { startSandbox } = await import('./sandbox/server.js');
   const sandbox = await startSandbox({ port: 0 });
-  logger.info({ url: sandbox.url }, 'sandbox started in-process');
+  logger.debug({ url: sandbox.url }, 'sandbox started in-process');
   return sandbox;
 }
 
@@ -115,6 +117,16 @@ async function openSharedStore(flags: ServeFlags, http: boolean): Promise<Shared
 export function choicesFrom(flags: ChoiceInput): ViewOptions {
   try {
     return operatorChoices(flags);
+  } catch (error) {
+    if (error instanceof SelectionError) fail(error.message);
+    throw error;
+  }
+}
+
+/** The operator's choice for one of several servers served together: each keeps the named tools it has. */
+export function choiceForServer(options: ViewOptions, server: AnyToolServer, servers: readonly AnyToolServer[]): ViewOptions {
+  try {
+    return { ...options, selections: (options.selections ?? []).map((selection) => forServer(selection, server, servers)) };
   } catch (error) {
     if (error instanceof SelectionError) fail(error.message);
     throw error;
@@ -178,39 +190,50 @@ async function httpServers(entries: readonly ServerEntry[], input: ServerSetting
 
 async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
   const { servers, shared, oauth } = started;
-  const [registry, { generateServerKey, isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }] = await Promise.all([loadRegistry(), import('./core/serve.js'), import('./core/http/origins.js')]);
+  const [registry, { isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }, serverKeys] = await Promise.all([
+    loadRegistry(),
+    import('./core/serve.js'),
+    import('./core/http/origins.js'),
+    import('./core/server-key.js'),
+  ]);
   try {
     allowedOriginsFrom(flags.allowedOrigin ?? []);
   } catch (error) {
     fail((error as Error).message);
   }
-  const configuredKey = flags.serverKey?.trim() || process.env[SERVER_KEY_ENV]?.trim() || undefined;
+  const configured = configuredServerKey(flags, serverKeys.MIN_SERVER_KEY_LENGTH);
   if (oauth) {
     if (!isLoopbackHost(flags.host)) logger.warn({ host: flags.host }, 'binding to a non-loopback address: serve it behind https (set --public-url)');
   } else if (!isLoopbackHost(flags.host)) {
-    if (!configuredKey) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
+    if (!configured) fail(`Binding to ${flags.host} needs a server key set explicitly: set ${SERVER_KEY_ENV} (or --server-key) to a long random value.`);
     logger.warn({ host: flags.host }, 'binding to a non-loopback address: every client that can reach it and has the server key can use these tools');
   }
-  const serverKey = oauth ? undefined : configuredKey ?? generateServerKey();
+  const key = oauth ? undefined : configured ?? (await keptKey(serverKeys));
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
-  const view = choicesFrom(flags);
-  for (const server of servers) checkedView(registry, server, view);
-  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view }));
+  const choice = choicesFrom(flags);
+  const viewOf = (server: AnyToolServer) => choiceForServer(choice, server, servers);
+  for (const server of servers) checkedView(registry, server, viewOf(server));
+  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view: viewOf(server) }));
   const publicUrl = publicUrlFrom(flags);
   // Behind a proxy the public host is the one clients (and the consent form) use.
   const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
-  const running = await serveOverHttp({
-    host: flags.host,
-    port: flags.port,
-    mounts,
-    logger,
-    auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: serverKey as string },
-    allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
-    allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
-    ...(shared ? { store: shared } : {}),
-    ...(metrics ? { metrics } : {}),
-  });
-  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
+  let running: Awaited<ReturnType<typeof serveOverHttp>>;
+  try {
+    running = await serveOverHttp({
+      host: flags.host,
+      port: flags.port,
+      mounts,
+      logger,
+      auth: oauth ? { kind: 'oauth', layer: oauth } : { kind: 'key', serverKey: key!.value, keyLocation: key!.location },
+      allowedHosts: [...(flags.allowedHost ?? []), ...publicHost],
+      allowedOrigins: [...(flags.allowedOrigin ?? []), ...publicHost],
+      ...(shared ? { store: shared } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
+  } catch (error) {
+    failIfPortBusy(error, flags.host, flags.port);
+    throw error;
+  }
   if (oauth) {
     const base = publicUrl ?? running.url;
     const lines = ['', 'toolservers is serving MCP over Streamable HTTP with OAuth (every user signs in to the platform as themselves; no key):'];
@@ -218,30 +241,76 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
     lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
     process.stderr.write(lines.join('\n'));
   } else {
-    // A generated key is shown once, in the client configurations; a configured one is never echoed.
-    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, view) })), configuredKey ? undefined : serverKey));
+    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, viewOf(endpoint.server)) })), key!));
   }
+  // Start-up lines would sit among the banner; from here on a server logs at info unless told otherwise.
+  raiseToServerLogLevel();
+  if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
   const stop = () => void running.close().then(() => shared?.close()).finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
+/** The server key and where its user finds it (`file` when it is the kept one). */
+export interface ServerKeyChoice {
+  value: string;
+  location: string;
+  file?: string;
+  created?: boolean;
+}
+
+/** A key set by --server-key or TOOLSERVERS_SERVER_KEY: it wins over the kept one. */
+function configuredServerKey(flags: ServeFlags, minLength: number): ServerKeyChoice | undefined {
+  const fromFlag = flags.serverKey?.trim();
+  const fromEnv = process.env[SERVER_KEY_ENV]?.trim();
+  const configured = fromFlag
+    ? { value: fromFlag, location: 'the key given to it with --server-key' }
+    : fromEnv
+      ? { value: fromEnv, location: `the key in its ${SERVER_KEY_ENV} variable` }
+      : undefined;
+  if (configured && configured.value.length < minLength) fail(`${fromFlag ? '--server-key' : SERVER_KEY_ENV} must be at least ${minLength} characters long (a long random value).`);
+  return configured;
+}
+
+/** The key kept beside the sign-ins, made on the first start. */
+async function keptKey({ keptServerKey, serverKeyFile }: typeof import('./core/server-key.js')): Promise<ServerKeyChoice> {
+  const file = serverKeyFile();
+  try {
+    const { key, created } = await keptServerKey(file);
+    // Clients are told the file relative to the home directory: the path says where, not whose.
+    const home = homedir();
+    const shown = home && file.startsWith(`${home}${path.sep}`) ? `~${file.slice(home.length)}` : file;
+    return { value: key, location: `the key kept in ${shown} on its machine (\`toolservers key show\` prints it)`, file, created };
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A port another program holds: say which, and how to choose another. */
+export function failIfPortBusy(error: unknown, host: string, port: number, flag = '--port'): void {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') fail(`Port ${port} on ${host} is already in use (another server, perhaps another toolservers, listens there). Stop it, or choose another port with ${flag} <port> (0 picks a free one).`);
+  if (code === 'EACCES') fail(`Port ${port} on ${host} needs privileges this user lacks. Choose a port above 1023 with ${flag} <port>.`);
+  if (code === 'EADDRNOTAVAIL') fail(`${host} is not an address of this machine. Choose one with --host (127.0.0.1 by default).`);
+}
+
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], generatedKey: string | undefined): string {
-  const key = generatedKey ?? `<the value of ${SERVER_KEY_ENV}>`;
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], serverKey: ServerKeyChoice): string {
+  // A kept key is shown (it is the user's own file); a configured one is never echoed.
+  const key = serverKey.file ? serverKey.value : `<the value of ${SERVER_KEY_ENV}>`;
   const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
   for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
   lines.push(
     '',
-    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots),',
+    'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots), /short/mcp (names without the server\'s),',
     '/everyday/mcp, /no-enterprise/mcp, /readonly/mcp, /meta/mcp; or send X-Toolservers-Profile, -Toolsets, -Tools, -Exclude-Tools, -Read-Only, -Tool-Names headers.',
   );
   lines.push(
     '',
-    generatedKey
-      ? `Clients must send "Authorization: Bearer <key>". Generated key for this run (shown only now; set ${SERVER_KEY_ENV} to keep one):\n  ${generatedKey}`
-      : `Clients must send "Authorization: Bearer <key>" with the key from ${SERVER_KEY_ENV}.`,
+    serverKey.file
+      ? `Clients must send "Authorization: Bearer <key>". The key (${serverKey.created ? 'made now and ' : ''}kept in ${serverKey.file}, the same at every start; \`toolservers key rotate\` replaces it):\n  ${serverKey.value}`
+      : `Clients must send "Authorization: Bearer <key>" with ${serverKey.location}.`,
   );
   // Each client gets the URL variant it works with: see clientUrl.
   const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
@@ -253,7 +322,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
       2,
     ),
   );
-  lines.push('', 'Claude Code (names without dots, so mcp__<server>__<tool> stays readable and under 64 characters):');
+  lines.push('', 'Claude Code (short names: it shows each as mcp__<server>__<tool>, so the server\'s name is not repeated and stays under 64 characters):');
   for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
   lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
   lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
@@ -266,9 +335,12 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
 
 type Client = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'codex';
 
-/** The endpoint variant a client needs: underscore names everywhere; a smaller CanvasApi for VS Code's 128-tool limit. */
+/**
+ * The endpoint variant a client needs: short names where the client puts the server's name before
+ * each tool's, underscore names elsewhere; a smaller CanvasApi for VS Code's 128-tool limit.
+ */
 function clientUrl(url: string, client: Client): string {
-  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : '/underscore/mcp';
+  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : client === 'claude-code' ? '/short/mcp' : '/underscore/mcp';
   return url.replace(/\/mcp$/, variant);
 }
 
@@ -287,7 +359,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
   // The listing itself is computed when the client first asks for it.
   const tools = checkedView(registry, server, view).exposed.length;
   const handle = serveOverStdio(server, view);
-  logger.info({ server: entry.name, tools }, 'serving over stdio');
+  logger.debug({ server: entry.name, tools }, 'serving over stdio');
   // The client closing stdin ends the session: exit, in-process sandbox included, so no server is left orphaned.
   const stop = () => void handle.close().finally(() => void Promise.all([sandbox?.close(), shared?.close()]).finally(() => process.exit(0)));
   process.stdin.once('end', stop);

@@ -77,6 +77,8 @@ export interface ServerInfo {
   flags: ServerFlag[];
   /** Sign-in flags of `toolservers login <id>`. */
   loginFlags: ServerFlag[];
+  /** A tool for help texts' examples, by its contract name. */
+  exampleTool: string;
   /** This server's code, imported on first use. */
   load(): Promise<ServerEntry>;
 }
@@ -98,6 +100,7 @@ const OAUTH_CLIENT_FLAGS = (env: { clientId: string; clientSecret: string; autho
 export const INCIDENTOPS_INFO: ServerInfo = {
   id: 'incidentops',
   name: 'IncidentOps',
+  exampleTool: 'IncidentOps.WhoAmI',
   env: { ...INCIDENTOPS_ENV },
   flags: [
     { flags: '--base-url <url>', description: `API base URL (${INCIDENTOPS_ENV.baseUrl}); overrides --region` },
@@ -116,6 +119,7 @@ export const INCIDENTOPS_INFO: ServerInfo = {
 export const CANVASAPI_INFO: ServerInfo = {
   id: 'canvasapi',
   name: 'CanvasApi',
+  exampleTool: 'CanvasApi.GetAccessTokenInfo',
   env: { ...CANVASAPI_ENV },
   flags: [
     { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },

@@ -50,7 +50,7 @@ describe('tool names', () => {
         assert.deepEqual(contract.map((name) => name.replace('.', '_')), underscore, 'the styles differ only in the separator');
         for (const name of contract) assert.ok(name.startsWith(`${entry.name}.`), name);
       }
-      assert.deepEqual([...NAME_STYLES], ['contract', 'underscore']);
+      assert.deepEqual([...NAME_STYLES], ['contract', 'underscore', 'short']);
     });
   }
 
@@ -178,7 +178,12 @@ function needsMissingNameStyle(text: string): string | false {
 
 /** A running `toolservers serve --sandbox` with the text it printed for people. */
 async function startServe(): Promise<{ child: ChildProcess; printed: string; url: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TOOLSERVERS_LOG_LEVEL: 'error' } });
+  // Its own credentials directory: the key it keeps is this test's, not the user's.
+  const credentials = path.join(mkdtempSync(path.join(tmpdir(), 'client-configs-')), 'credentials.json');
+  const child = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TOOLSERVERS_LOG_LEVEL: 'error', TOOLSERVERS_CREDENTIALS_FILE: credentials },
+  });
   let printed = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not print its configurations: ${printed}`)), 20_000);
@@ -230,9 +235,9 @@ describe('client configurations', () => {
     });
   }
 
-  it('README claude-desktop-remote: the mcp-remote bridge reaches a running server with the key and lists accepted names', { skip: needsMissingNameStyle(configs.get('claude-desktop-remote') ?? '') }, async () => {
-    const key = /Generated key for this run[^\n]*\n\s+(\S+)/.exec(serve.printed)?.[1];
-    assert.ok(key, 'serve printed its generated key');
+  it('README claude-desktop-remote: the mcp-remote bridge reaches a running server with the key and lists accepted names', async () => {
+    const key = /The key \([^\n]*\):\n\s+(\S+)/.exec(serve.printed)?.[1];
+    assert.ok(key, 'serve printed its kept key');
     const specs = fromJsonConfig(configs.get('claude-desktop-remote') ?? '', 'mcpServers').map((spec) => ({
       ...spec,
       args: spec.args.map((arg) => arg.replace('http://127.0.0.1:3000', serve.url)),
@@ -245,7 +250,7 @@ describe('client configurations', () => {
   });
 
   it('the configurations `serve` prints work when pasted, each under its client rules', async () => {
-    const key = /Generated key for this run[^\n]*\n\s+(\S+)/.exec(serve.printed)![1]!;
+    const key = /The key \([^\n]*\):\n\s+(\S+)/.exec(serve.printed)![1]!;
     const section = (heading: string) => {
       const start = serve.printed.indexOf(heading);
       assert.ok(start >= 0, `serve prints a ${heading} configuration`);

@@ -97,7 +97,7 @@ export function createCanvasApiClient(
     ...(credentials.refresh ? { refreshAuthorization: credentials.refresh } : {}),
     ...(sharedHolds ? { sharedRateLimit: sharedHolds } : {}),
     missingCredentialsMessage: 'No CanvasApi access token is configured and nobody has signed in, so nothing was sent.',
-    missingCredentialsNextStep: `Run \`toolservers login canvasapi\` to sign in, or set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform; to try things out, start the server with --sandbox.`,
+    missingCredentialsNextStep: `Run \`toolservers login canvasapi\` to sign in, or set ${CANVASAPI_ENV.accessToken} to an OAuth access token of the whiteboard platform; to try things out without an account, add --sandbox (to \`toolservers call\` or to the server's command).`,
     defaultHeaders: { Accept: 'application/json' },
     // The platform sends X-RateLimit-Reset as a UNIX time in seconds.
     retryAfterSeconds: (response, now) => {

@@ -1,4 +1,4 @@
-import { nonEmpty, requireUrl, timeoutSetting } from '../core/settings.js';
+import { nonEmpty, requireUrl, SettingsError, timeoutSetting } from '../core/settings.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */
 
@@ -106,7 +106,7 @@ export function parseInviteAllowlist(value: string | undefined): InviteAllowlist
     const local = at > 0 ? entry.slice(0, at) : '';
     const domain = entry.slice(at + 1);
     if (!DOMAIN.test(domain) || (at > 0 && !LOCAL_PART.test(local))) {
-      throw new Error(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor an address (ana@partner.io).`);
+      throw new SettingsError(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor an address (ana@partner.io).`);
     }
     if (at > 0) addresses.add(entry);
     else domains.add(domain);

@@ -8,7 +8,7 @@ import type Fuse from 'fuse.js';
 import { z } from 'zod';
 import { ToolError } from './errors.js';
 import { isRecord } from './json.js';
-import { styledName } from './names.js';
+import { namesTool, styledName } from './names.js';
 import type { ToolView } from './registry.js';
 import { inputJsonSchema, listedTool, runTool } from './registry.js';
 import type { AnyToolDefinition, ToolHints } from './tool.js';
@@ -26,7 +26,7 @@ export function metaTools(view: ToolView): AnyToolDefinition[] {
   let index: Fuse<AnyToolDefinition> | undefined;
 
   const target = (toolName: string, readOnlyOnly: boolean): AnyToolDefinition => {
-    const tool = view.selected.tools.find((t) => t.name === toolName || styledName(t.name, 'underscore') === toolName || t.name === `${prefix}.${toolName}`);
+    const tool = view.selected.tools.find((t) => namesTool(toolName, t.name));
     if (!tool) throw ToolError.invalidParameter('name', `${view.unknownToolMessage(toolName)} Use ${name('FindTools')} to search.`);
     if (readOnlyOnly && !tool.hints.readOnlyHint) {
       throw ToolError.invalidParameter('name', `${show(tool)} changes data; call it with ${name('CallTool')} instead`);

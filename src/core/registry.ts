@@ -4,10 +4,9 @@ import { newRequestId, requestIdOf, tagRequest, type Logger } from './logger.js'
 import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
-import { styledName, type NameStyle } from './names.js';
+import { NAME_STYLES, namesTool, nearestTool, styledName, type NameStyle } from './names.js';
 import { outputSchemaSaysSomething, parseArguments, SPELLING_INSTRUCTIONS, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
-import { closest } from './suggest.js';
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
 
@@ -60,8 +59,7 @@ export class ToolView {
     this.exposed = this.selected.meta ? metaTools(this) : this.selected.tools;
     // Selected tools stay callable by name in meta mode too: the meta tools reach them anyway.
     for (const tool of [...this.exposed, ...this.selected.tools]) {
-      this.byName.set(tool.name, tool);
-      this.byName.set(styledName(tool.name, 'underscore'), tool);
+      for (const style of NAME_STYLES) this.byName.set(styledName(tool.name, style), tool);
     }
     this.instructions = [restyle(server.instructions, this.nameStyle, server.name), SPELLING_INSTRUCTIONS, UNTRUSTED_INSTRUCTIONS, ...(this.selected.meta ? [metaInstructions(this)] : [])].join(' ');
   }
@@ -71,19 +69,21 @@ export class ToolView {
     return (this.listed ??= this.exposed.map((tool) => listedTool(tool, this.nameStyle, this.server.name)));
   }
 
-  /** The tool a call names, by either spelling; undefined when it is unknown or filtered out. */
+  /** The tool a call names, by any spelling; undefined when it is unknown or filtered out. */
   find(name: string): AnyToolDefinition | undefined {
     return this.byName.get(name);
   }
 
   /** Why a name cannot be called, with the nearest callable name. */
   unknownToolMessage(name: string): string {
-    const filteredOut = this.server.tools.find((tool: AnyToolDefinition) => tool.name === name || styledName(tool.name, 'underscore') === name);
+    const filteredOut = this.server.tools.find((tool: AnyToolDefinition) => namesTool(name, tool.name));
     if (filteredOut) {
       return `Tool ${name} is not available on this connection: the server's tool selection leaves it out${this.selected.readOnly ? ' (read-only)' : ''}.`;
     }
     const names = this.listing.map((tool) => tool.name);
-    const suggestion = closest(name, [...names, ...this.selected.tools.map((tool) => styledName(tool.name, this.nameStyle))]);
+    // Suggested in this connection's style: the name its tools/list shows.
+    const nearest = nearestTool(name, [...this.exposed, ...this.selected.tools].map((tool) => tool.name), this.server.name);
+    const suggestion = nearest === undefined ? undefined : styledName(nearest, this.nameStyle);
     const shown = name.length > 100 ? `${name.slice(0, 97)}...` : name;
     return `Unknown tool ${shown}.${suggestion ? ` Did you mean ${suggestion}?` : ''} Call tools/list to see the ${names.length} tools.`;
   }
@@ -106,7 +106,7 @@ export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName
 /** Tool names inside texts follow the view's style, so an agent never sees a name it cannot call. */
 function restyle(text: string, style: NameStyle, serverName: string): string {
   if (style === 'contract') return text;
-  return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), `${serverName}_`);
+  return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), style === 'underscore' ? `${serverName}_` : '');
 }
 
 function metaInstructions(view: ToolView): string {
@@ -120,7 +120,7 @@ export function listTools(server: AnyToolServer, options: ViewOptions = {}): Too
 }
 
 export function findTool<Deps>(server: ToolServer<Deps>, name: string): AnyToolDefinition<Deps> | undefined {
-  return server.tools.find((tool) => tool.name === name || styledName(tool.name, 'underscore') === name);
+  return server.tools.find((tool) => namesTool(name, tool.name));
 }
 
 /**

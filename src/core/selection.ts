@@ -2,7 +2,7 @@
  * Which tools a server exposes: profiles, toolsets, single tools, exclusions and read-only mode.
  * Filtering happens once per choice; the registry lists and calls only what the selection keeps.
  */
-import { SelectionError, styledName } from './names.js';
+import { namesTool, nearestTool, SelectionError, styledName, styleOf } from './names.js';
 import { closest } from './suggest.js';
 import type { AnyToolDefinition } from './tool.js';
 
@@ -98,7 +98,8 @@ function namedByChoices(server: SelectableServer, selections: readonly ToolSelec
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {
   const allToolsets = toolsetsOf(server.tools);
   const toolsets = rule.toolsets?.length ? new Set(rule.toolsets.map((name) => checkToolset(name, allToolsets))) : undefined;
-  const named = rule.tools?.length ? new Set(rule.tools.map((name) => resolveToolName(server, name))) : undefined;
+  // An empty list (every named tool belongs to another server, see forServer) keeps no tool.
+  const named = rule.tools ? new Set(rule.tools.map((name) => resolveToolName(server, name))) : undefined;
   if (toolsets || named) tools = tools.filter((tool) => toolsets?.has(tool.toolset) || named?.has(tool.name));
   if (rule.excludeToolsets?.length) {
     const excluded = new Set(rule.excludeToolsets.map((name) => checkToolset(name, allToolsets)));
@@ -121,13 +122,35 @@ function checkToolset(name: string, all: string[]): string {
 export function resolveToolName(server: SelectableServer, name: string): string {
   const wanted = name.trim();
   for (const tool of server.tools) {
-    if (tool.name === wanted || styledName(tool.name, 'underscore') === wanted || tool.name === `${server.name}.${wanted}`) return tool.name;
+    if (namesTool(wanted, tool.name)) return tool.name;
   }
-  throw new SelectionError(unknown('tool', name, server.tools.map((tool) => tool.name)));
+  // The nearest name is suggested the way this one was written (with the prefix or without).
+  const nearest = nearestTool(wanted, server.tools.map((tool) => tool.name), server.name);
+  const suggestion = nearest === undefined ? undefined : styledName(nearest, styleOf(wanted, server.name));
+  throw new SelectionError(unknown('tool', name, server.tools.map((tool) => tool.name), suggestion));
 }
 
-function unknown(what: string, name: string, allowed: readonly string[]): string {
-  const suggestion = closest(name, allowed);
+/**
+ * One server's part of a selection made for several (`toolservers serve --tools WhoAmI`): each
+ * server keeps the tools it has, and a name no server has is refused with the nearest of all.
+ */
+export function forServer(selection: ToolSelection, server: SelectableServer, servers: readonly SelectableServer[]): ToolSelection {
+  if (servers.length < 2 || (!selection.tools && !selection.excludeTools)) return selection;
+  const has = (candidate: SelectableServer, name: string) => candidate.tools.some((tool) => namesTool(name.trim(), tool.name));
+  const own = (names: readonly string[]) =>
+    names.filter((name) => {
+      if (has(server, name)) return true;
+      if (servers.some((other) => has(other, name))) return false;
+      const nearest = servers.flatMap((other) => {
+        const tool = nearestTool(name.trim(), other.tools.map((t) => t.name), other.name);
+        return tool ? [`"${styledName(tool, styleOf(name.trim(), other.name))}"`] : [];
+      });
+      throw new SelectionError(`Unknown tool "${name.trim()}"${nearest.length ? ` (did you mean ${nearest.join(' or ')}?)` : ''}: run \`toolservers tools\` to see them.`);
+    });
+  return { ...selection, ...(selection.tools ? { tools: own(selection.tools) } : {}), ...(selection.excludeTools ? { excludeTools: own(selection.excludeTools) } : {}) };
+}
+
+function unknown(what: string, name: string, allowed: readonly string[], suggestion = closest(name, allowed)): string {
   const list = allowed.length > 20 ? `run \`toolservers tools\` to see them` : `one of ${allowed.join(', ')}`;
   return `Unknown ${what} "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}: ${list}.`;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -9,6 +9,7 @@ import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
 import { runAs } from './request-identity.js';
+import { MIN_SERVER_KEY_LENGTH } from './server-key.js';
 import type { OAuthLayer } from './oauth/layer.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
@@ -112,7 +113,8 @@ export function httpLimits(given: Partial<HttpLimits> = {}, env: NodeJS.ProcessE
   return limits;
 }
 
-export type HttpAuth = { kind: 'key'; serverKey: string } | { kind: 'oauth'; layer: OAuthLayer };
+/** `keyLocation`: where the server's user finds the key (a file, a variable), told to clients that send a wrong one; never the key. */
+export type HttpAuth = { kind: 'key'; serverKey: string; keyLocation?: string } | { kind: 'oauth'; layer: OAuthLayer };
 
 export interface RunningHttpServer {
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
@@ -143,8 +145,9 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   const origins = allowedOriginsFrom([...LOOPBACK_ORIGIN_HOSTS, ...(options.allowedOrigins ?? [])]);
   const limits = httpLimits(options.limits, options.env);
   const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
-  if (auth.kind === 'key' && auth.serverKey.length < 16) throw new Error('The server key must be at least 16 characters long.');
+  if (auth.kind === 'key' && auth.serverKey.length < MIN_SERVER_KEY_LENGTH) throw new Error(`The server key must be at least ${MIN_SERVER_KEY_LENGTH} characters long.`);
   const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
+  const keyLocation = auth.kind === 'key' && auth.keyLocation ? `It expects ${auth.keyLocation}.` : 'It expects the key its operator configured.';
   const oauth = auth.kind === 'oauth' ? auth.layer : undefined;
   // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
   const { hostHeaderValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
@@ -238,7 +241,8 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
         'content-type': 'application/json',
         'www-authenticate': authProblem === 'missing' ? 'Bearer realm="toolservers"' : 'Bearer realm="toolservers", error="invalid_token"',
       });
-      res.end(JSON.stringify({ error: authProblem === 'missing' ? 'This server needs Authorization: Bearer <server key>.' : 'The server key is wrong.' }));
+      const problem = authProblem === 'missing' ? 'This server needs "Authorization: Bearer <server key>".' : 'The server key sent is not this server\'s.';
+      res.end(JSON.stringify({ error: `${problem} ${keyLocation}` }));
       return;
     }
     serveMcp(req, res, path, match);
@@ -345,11 +349,6 @@ function matchMount(mounts: readonly HttpMount[], path: string): { mount: HttpMo
     }
   }
   return undefined;
-}
-
-/** A fresh random server key for a start without one configured. */
-export function generateServerKey(): string {
-  return randomBytes(32).toString('base64url');
 }
 
 function digest(value: string): Buffer {

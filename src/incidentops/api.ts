@@ -56,7 +56,7 @@ export class IncidentOpsApi {
       missingCredentialsMessage: 'No IncidentOps credentials are configured and nobody has signed in, so nothing was sent.',
       missingCredentialsNextStep:
         'Run `toolservers login incidentops` to sign in, or set ' +
-        `${INCIDENTOPS_ENV.accessToken} to an OAuth user token (or ${INCIDENTOPS_ENV.apiToken} to a REST API key); to try things out, start the server with --sandbox.`,
+        `${INCIDENTOPS_ENV.accessToken} to an OAuth user token (or ${INCIDENTOPS_ENV.apiToken} to a REST API key); to try things out without an account, add --sandbox (to \`toolservers call\` or to the server's command).`,
       defaultHeaders: {
         Accept: 'application/vnd.pagerduty+json;version=2',
         'Content-Type': 'application/json',

@@ -1,4 +1,4 @@
-import { nonEmpty, requireUrl, timeoutSetting } from '../core/settings.js';
+import { nonEmpty, requireUrl, SettingsError, timeoutSetting } from '../core/settings.js';
 
 /** Where IncidentOps credentials and the API host come from. Flags win over environment variables. */
 
@@ -64,7 +64,7 @@ export const INCIDENTOPS_ENV = {
 export function resolveIncidentOpsSettings(flags: IncidentOpsSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): IncidentOpsSettings {
   const region = (nonEmpty(flags.region) ?? nonEmpty(env[INCIDENTOPS_ENV.region]) ?? 'us').toLowerCase();
   if (!(region in INCIDENTOPS_HOSTS)) {
-    throw new Error(`Unknown IncidentOps region "${region}": use "us" or "eu", or set ${INCIDENTOPS_ENV.baseUrl} for any other host.`);
+    throw new SettingsError(`Unknown IncidentOps region "${region}": use "us" or "eu", or set ${INCIDENTOPS_ENV.baseUrl} for any other host.`);
   }
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[INCIDENTOPS_ENV.baseUrl]) ?? INCIDENTOPS_HOSTS[region as IncidentOpsRegion];
   requireUrl(baseUrl, `${INCIDENTOPS_ENV.baseUrl} / --base-url`);

@@ -285,13 +285,13 @@ export class CredentialSource {
 
   private notSignedIn(): Problem {
     if (!this.store) {
-      return { code: 'no_store', kind: 'not_configured', message: `No ${this.platform} token is configured.`, nextStep: 'Configure a token, then call the tool again.' };
+      return { code: 'no_store', kind: 'not_configured', message: `No ${this.platform} token is configured.`, nextStep: 'Configure a token (see the server\'s --help).' };
     }
     return {
       code: 'not_signed_in',
       kind: 'not_configured',
       message: `Nobody has signed in to ${this.platform} yet, and no token is configured.`,
-      nextStep: `Run \`${this.loginCommand}\` (or configure a token), then call the tool again.`,
+      nextStep: `Run \`${this.loginCommand}\` to sign in, or configure a token.`,
     };
   }
 
@@ -328,7 +328,7 @@ export class CredentialSource {
       code: 'store_unusable',
       kind: 'not_configured',
       message: `The stored ${this.platform} sign-in cannot be ${doing === 'read' ? 'read' : 'renewed'}: ${message}`,
-      nextStep: `Check the credentials file, then call the tool again; \`${login}\` signs in anew.`,
+      nextStep: `Check the credentials file; \`${login}\` signs in anew.`,
     };
   }
 
