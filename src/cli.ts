@@ -265,7 +265,11 @@ function unknownToolText(name: string, servers: readonly AnyToolServer[]): strin
   });
   const shown = printable(name.length > 100 ? `${name.slice(0, 97)}...` : name);
   const only = servers.length === 1 ? servers[0] : undefined;
-  const list = only ? `\`toolservers tools ${only.id}\` lists its ${only.tools.length} tools` : '`toolservers tools` lists every tool';
+  const beyond = only?.tools.filter((tool) => tool.beyondContract) ?? [];
+  const addedBy = [...new Set(beyond.map((tool) => tool.toolset))].join(',');
+  const list = only
+    ? `\`toolservers tools ${only.id}\` lists its ${only.tools.length - beyond.length} tools${beyond.length ? ` (and \`--toolsets ${addedBy}\` the ${beyond.length} beyond the contract)` : ''}`
+    : '`toolservers tools` lists every tool';
   return `Unknown tool "${shown}".${suggestions.length ? ` Did you mean ${suggestions.join(' or ')}?` : ''} ${list}.`;
 }
 
