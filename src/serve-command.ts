@@ -154,6 +154,7 @@ export function settingsFrom(flags: ServerSettingsInput): ServerSettingsInput {
   if (flags.authorizeUrl) out.authorizeUrl = flags.authorizeUrl;
   if (flags.tokenUrl) out.tokenUrl = flags.tokenUrl;
   if (flags.inviteAllowedDomains) out.inviteAllowedDomains = flags.inviteAllowedDomains;
+  if (flags.fullRecords) out.fullRecords = true;
   return out;
 }
 

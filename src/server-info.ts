@@ -43,6 +43,7 @@ export interface ServerSettingsInput {
   authorizeUrl?: string;
   tokenUrl?: string;
   inviteAllowedDomains?: string;
+  fullRecords?: boolean;
 }
 
 /** A command-line flag a server reads (the same key may be read by several servers). */
@@ -125,6 +126,7 @@ export const CANVASAPI_INFO: ServerInfo = {
     { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
     { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
     { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may invite or add (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
+    { flags: '--full-records', description: 'lists and write echoes keep creator, modifier, timestamps and default styles (TOOLSERVERS_FULL_RECORDS; per HTTP request X-Toolservers-Full-Records); default: lean' },
   ],
   loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
   load: async () => (await import('./servers/canvasapi.js')).canvasApiEntry,

@@ -5,12 +5,14 @@
 import { z } from 'zod';
 import { ToolError, type InputIssue } from '../core/errors.js';
 import { isRecord, pruneEmpty } from '../core/json.js';
+import { requestedFullRecords } from '../core/record-detail.js';
 import { toInputJsonSchema } from '../core/schema.js';
 import type { ToolDefinition, ToolHints } from '../core/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/upstream.js';
 import { parseRequestBody, readableRequestSchema, withoutNulls, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
 import { checkInvitees } from './invite-allowlist.js';
+import { answersLean, leanAnswer } from './lean-records.js';
 import type { InviteAllowlist } from './settings.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
 import { inputSchemaFor, utcMillis } from './params.js';
@@ -27,6 +29,8 @@ export interface CanvasApiDeps {
   now: () => Date;
   /** The operator's invitation allowlist; undefined: anyone may be invited. */
   inviteAllowlist?: InviteAllowlist;
+  /** Lists and write echoes keep every field (--full-records); an HTTP request may say otherwise. */
+  fullRecords?: boolean;
 }
 
 /** The audit log reaches back this many days. */
@@ -134,7 +138,9 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     }
     throw error;
   }
-  return shapeResult(entry, args, response.status, response.data);
+  const result = shapeResult(entry, args, response.status, response.data);
+  const fullRecords = requestedFullRecords() ?? deps.fullRecords ?? false;
+  return !fullRecords && answersLean(entry, result) ? leanAnswer(result) : result;
 }
 
 /** Methods whose requests carry the tool's body parameters. */

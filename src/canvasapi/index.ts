@@ -168,6 +168,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
       requestBodies: lazyRequestBodies(),
       now: options.now ?? (() => new Date()),
       ...(options.settings.inviteAllowlist ? { inviteAllowlist: options.settings.inviteAllowlist } : {}),
+      fullRecords: options.settings.fullRecords,
     },
     logger: options.logger,
   };

@@ -1,3 +1,4 @@
+import { parseBoolean } from '../core/selection.js';
 import { nonEmpty, requireUrl, SettingsError, timeoutSetting } from '../core/settings.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */
@@ -37,6 +38,8 @@ export interface CanvasApiSettings {
   oauth: CanvasApiOAuthSettings;
   /** Whom tools may invite or add by e-mail; unset: anyone. */
   inviteAllowlist?: InviteAllowlist;
+  /** Lists and write echoes keep the bookkeeping fields and default styles (--full-records). */
+  fullRecords?: boolean;
 }
 
 export interface CanvasApiSettingsInput {
@@ -49,6 +52,8 @@ export interface CanvasApiSettingsInput {
   tokenUrl?: string;
   /** Comma-separated e-mail domains and addresses (--invite-allowed-domains). */
   inviteAllowedDomains?: string;
+  /** --full-records: true, or text such as "true" / "false". */
+  fullRecords?: boolean | string;
 }
 
 export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env: NodeJS.ProcessEnv = process.env): CanvasApiSettings {
@@ -65,7 +70,9 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
   const clientSecret = pick('clientSecret');
   if (clientId) oauth.clientId = clientId;
   if (clientSecret) oauth.clientSecret = clientSecret;
-  const settings: CanvasApiSettings = { baseUrl, timeoutMs, oauth };
+  const fullRecordsText = typeof flags.fullRecords === 'boolean' ? String(flags.fullRecords) : nonEmpty(flags.fullRecords) ?? nonEmpty(env[FULL_RECORDS_ENV]);
+  const fullRecords = parseBoolean(fullRecordsText, `${FULL_RECORDS_ENV} / --full-records`) ?? false;
+  const settings: CanvasApiSettings = { baseUrl, timeoutMs, oauth, fullRecords };
   const inviteAllowlist = parseInviteAllowlist(nonEmpty(flags.inviteAllowedDomains) ?? nonEmpty(env[INVITE_ALLOWLIST_ENV]));
   if (inviteAllowlist) settings.inviteAllowlist = inviteAllowlist;
   const accessToken = nonEmpty(flags.accessToken) ?? nonEmpty(env[CANVASAPI_ENV.accessToken]);
@@ -77,6 +84,9 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
  * The invitation allowlist (--invite-allowed-domains / TOOLSERVERS_INVITE_ALLOWED_DOMAINS): e-mail
  * domains and exact addresses that tools may invite or add to boards, teams and projects.
  */
+/** Lists and write echoes keep every field (the flag --full-records; per HTTP request the X-Toolservers-Full-Records header). */
+export const FULL_RECORDS_ENV = 'TOOLSERVERS_FULL_RECORDS';
+
 export const INVITE_ALLOWLIST_ENV = 'TOOLSERVERS_INVITE_ALLOWED_DOMAINS';
 
 export interface InviteAllowlist {

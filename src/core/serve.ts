@@ -8,6 +8,7 @@ import { allowedOriginsFrom, isAllowedOrigin } from './http/origins.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
 import type { SharedStore } from './store/store.js';
+import { fullRecordsFromHeaders, withRequestedFullRecords } from './record-detail.js';
 import { runAs } from './request-identity.js';
 import { MIN_SERVER_KEY_LENGTH } from './server-key.js';
 import type { OAuthLayer } from './oauth/layer.js';
@@ -271,7 +272,9 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
     // The client's key or token is for this server only: it must never reach a platform.
     delete req.headers.authorization;
     let view: ToolView;
+    let fullRecords: boolean | undefined;
     try {
+      fullRecords = fullRecordsFromHeaders(req.headers);
       const plain = choosesNothing(req, match.segments) ? plainViews.get(match.mount) : undefined;
       view = plain ?? viewFor(match.mount.server, requestViewOptions(match.mount.view ?? {}, match.segments, req.url ?? '', req.headers));
     } catch (error) {
@@ -279,7 +282,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       sendJson(res, 400, { error: error.message });
       return;
     }
-    handlerFor(view, path)(req, res).catch((error: unknown) => {
+    withRequestedFullRecords(fullRecords, () => handlerFor(view, path)(req, res)).catch((error: unknown) => {
       requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.end();

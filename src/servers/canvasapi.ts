@@ -11,7 +11,7 @@ function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): C
   if (sandbox) {
     const { clientId, clientSecret, authorizeUrl, tokenUrl } = sandbox.oauth.canvasapi;
     // The sandbox's OAuth client too: OAuth mode signs people in there.
-    return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token, clientId, clientSecret, authorizeUrl, tokenUrl, ...pickDefined({ inviteAllowedDomains: input.inviteAllowedDomains }) };
+    return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token, clientId, clientSecret, authorizeUrl, tokenUrl, ...pickDefined({ inviteAllowedDomains: input.inviteAllowedDomains, fullRecords: input.fullRecords }) };
   }
   const { apiToken: _apiToken, region: _region, ...rest } = input;
   return pickDefined(rest);

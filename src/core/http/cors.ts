@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FULL_RECORDS_HEADER } from '../record-detail.js';
 import { CHOICE_SOURCES } from '../request-choices.js';
 import { isAllowedOrigin, type AllowedOrigins } from './origins.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
@@ -21,6 +22,7 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'mcp-name',
   'last-event-id',
   ...Object.values(CHOICE_SOURCES).map((source) => source.header),
+  FULL_RECORDS_HEADER,
   REQUEST_ID_HEADER,
 ];
 
