@@ -1,0 +1,198 @@
+/**
+ * Lean answers: CanvasApi lists and write echoes leave out the bookkeeping that repeats on every
+ * record (creator, modifier, timestamps, default styles); single-item reads keep it, and so does
+ * every answer with the full-records setting (flag, TOOLSERVERS_FULL_RECORDS, or per HTTP request
+ * X-Toolservers-Full-Records). MEASURE=1 prints the token figures quoted in docs/tasks.md.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { countTokens } from '../src/core/context-size.js';
+import { silentLogger } from '../src/core/logger.js';
+import { executeTool, findTool, type AnyToolServer } from '../src/core/registry.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
+import { BOOKKEEPING_FIELDS, DEFAULT_STYLES } from '../src/canvasapi/lean-records.js';
+import { FULL_RECORDS_ENV, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
+import { CANVASAPI_INFO } from '../src/server-info.js';
+import { settingsFrom } from '../src/serve-command.js';
+import type { RunningSandbox } from '../src/sandbox/server.js';
+import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+
+type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const SERVER_KEY = 'lean-records-test-key-0123456789';
+
+/** The bookkeeping fields a record carries. */
+function bookkeepingOf(record: J): string[] {
+  return BOOKKEEPING_FIELDS.filter((field) => record[field] !== undefined);
+}
+
+/** Style keys whose value is the platform's default for the record's type. */
+function defaultStyleKeys(record: J): string[] {
+  const defaults = DEFAULT_STYLES[record.type] ?? {};
+  return Object.entries(record.style ?? {})
+    .filter(([key, value]) => defaults[key] !== undefined && String(value) === defaults[key])
+    .map(([key]) => key);
+}
+
+describe('CanvasApi lean answers', () => {
+  let sandbox: RunningSandbox;
+  let lean: AnyToolServer;
+  let full: AnyToolServer;
+  let board = '';
+  let stickyId = '';
+  let connectorId = '';
+
+  const raw = async (server: AnyToolServer, name: string, args: Record<string, unknown>) => {
+    const result = await executeTool(server, findTool(server, `CanvasApi.${name}`)!, args, new AbortController().signal);
+    const { data, isError } = outcomeOf(result);
+    assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
+    return { data: data as J, text: (result.content[0] as { text: string }).text };
+  };
+  const call = async (server: AnyToolServer, name: string, args: Record<string, unknown>): Promise<J> => (await raw(server, name, args)).data;
+
+  const platform = async (method: string, path: string, body?: unknown): Promise<J> => {
+    const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
+    return response.json();
+  };
+
+  const stickies = (count: number, from = 0) =>
+    Array.from({ length: count }, (_, n) => ({ type: 'sticky_note', data: { content: `<p>Idea ${from + n}: ask five customers</p>` }, style: { fillColor: 'light_green' }, position: { x: (n % 10) * 240, y: Math.floor(n / 10) * 240 } }));
+
+  before(async () => {
+    sandbox = await startTestSandbox();
+    lean = canvasApiServerFor(sandbox.canvasapi);
+    full = canvasApiServerFor(sandbox.canvasapi, { fullRecords: true });
+    board = (await platform('POST', '/v2/boards', { name: 'Lean answers' })).id;
+    for (let from = 0; from < 50; from += 20) await platform('POST', `/v2/boards/${board}/items/bulk`, stickies(Math.min(20, 50 - from), from));
+    const items = (await platform('GET', `/v2/boards/${board}/items?limit=10`)).data;
+    stickyId = items[0].id;
+    connectorId = (await platform('POST', `/v2/boards/${board}/connectors`, { startItem: { id: items[0].id }, endItem: { id: items[1].id } })).id;
+  });
+
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  it('lists leave out creator, modifier, timestamps and default styles; the platform sent them', async () => {
+    const page = await call(lean, 'RetrieveBoardItems', { board_identifier: board, items_limit: 50 });
+    assert.equal(page.data.length, 50);
+    for (const item of page.data) assert.deepEqual(bookkeepingOf(item), [], `item ${item.id}`);
+    assert.ok(page.data.every((item: J) => item.data?.content && item.position && item.id), 'what an agent acts on stays');
+    const upstream = await platform('GET', `/v2/boards/${board}/items?limit=50`);
+    assert.deepEqual(bookkeepingOf(upstream.data[0]), [...BOOKKEEPING_FIELDS], 'the platform does send them');
+
+    const connectors = await call(lean, 'GetBoardConnectors', { board_identifier: board, result_limit: 10 });
+    assert.equal(connectors.data[0].id, connectorId);
+    assert.deepEqual(bookkeepingOf(connectors.data[0]), []);
+    assert.deepEqual(defaultStyleKeys(connectors.data[0]), [], 'default connector styles are gone');
+    assert.ok(connectors.data[0].style?.color, 'a style value that is not a dropped default stays');
+
+    const boards = await call(lean, 'RetrieveUserBoards', {});
+    assert.ok(boards.data.length > 0);
+    for (const record of boards.data) assert.deepEqual(bookkeepingOf(record), [], `board ${record.id}`);
+  });
+
+  it('write echoes (one item, a bulk create, an update) leave them out; what was written stays', async () => {
+    const created = await call(lean, 'AddStickyNoteToBoard', { mode: 'execute', board_id: board, request_body: { data: { content: 'Echo me' }, style: { fillColor: 'yellow' } } });
+    assert.deepEqual(bookkeepingOf(created), []);
+    assert.deepEqual(defaultStyleKeys(created), [], 'textAlign center and textAlignVertical top are the defaults');
+    assert.equal(created.data.content, 'Echo me');
+    assert.equal(created.style.fillColor, 'yellow', 'a chosen colour stays');
+
+    const bulk = await call(lean, 'AddItemsToCanvasBoard', { mode: 'execute', canvas_board_identifier: board, request_body: stickies(12, 100) });
+    assert.equal(bulk.data.length, 12);
+    for (const item of bulk.data) assert.deepEqual(bookkeepingOf(item), []);
+
+    const updated = await call(lean, 'UpdateStickyNote', { mode: 'execute', board_id_for_update: board, sticky_note_id: created.id, request_body: { data: { content: 'Edited' } } });
+    assert.deepEqual(bookkeepingOf(updated), []);
+    assert.equal(updated.data.content, 'Edited');
+  });
+
+  it('single-item reads keep every field', async () => {
+    const item = await call(lean, 'GetBoardItemInfo', { board_identifier: board, item_identifier: stickyId });
+    assert.deepEqual(bookkeepingOf(item), [...BOOKKEEPING_FIELDS]);
+    const sticky = await call(lean, 'GetStickyNoteInfo', { canvas_board_id: board, sticky_note_id: stickyId });
+    assert.deepEqual(bookkeepingOf(sticky), [...BOOKKEEPING_FIELDS]);
+    assert.deepEqual(defaultStyleKeys(sticky).sort(), ['textAlign', 'textAlignVertical']);
+    const connector = await call(lean, 'RetrieveBoardConnectorInfo', { board_unique_identifier: board, connector_unique_id: connectorId });
+    assert.deepEqual(bookkeepingOf(connector), [...BOOKKEEPING_FIELDS]);
+    assert.ok(defaultStyleKeys(connector).length > 0);
+    const info = await call(lean, 'RetrieveBoardInfo', { board_unique_identifier: board });
+    assert.deepEqual(bookkeepingOf(info), [...BOOKKEEPING_FIELDS]);
+  });
+
+  it('with the full-records setting, lists and echoes keep every field', async () => {
+    const page = await call(full, 'RetrieveBoardItems', { board_identifier: board, items_limit: 10 });
+    for (const item of page.data) assert.deepEqual(bookkeepingOf(item), [...BOOKKEEPING_FIELDS]);
+    const created = await call(full, 'AddStickyNoteToBoard', { mode: 'execute', board_id: board, request_body: { data: { content: 'Full echo' } } });
+    assert.deepEqual(bookkeepingOf(created), [...BOOKKEEPING_FIELDS]);
+    assert.deepEqual(defaultStyleKeys(created).sort(), ['textAlign', 'textAlignVertical']);
+  });
+
+  it('the setting comes from the flag or TOOLSERVERS_FULL_RECORDS; a wrong value is refused by name', () => {
+    assert.ok(CANVASAPI_INFO.flags.some((flag) => flag.flags === '--full-records'));
+    assert.equal(settingsFrom({ fullRecords: true }).fullRecords, true);
+    assert.equal(resolveCanvasApiSettings({ fullRecords: true }, {}).fullRecords, true);
+    assert.equal(resolveCanvasApiSettings({}, { [FULL_RECORDS_ENV]: 'yes' }).fullRecords, true);
+    assert.equal(resolveCanvasApiSettings({}, { [FULL_RECORDS_ENV]: 'false' }).fullRecords, false);
+    assert.equal(resolveCanvasApiSettings({}, {}).fullRecords, false);
+    assert.throws(() => resolveCanvasApiSettings({}, { [FULL_RECORDS_ENV]: 'sometimes' }), (error: Error) => error.message.includes(FULL_RECORDS_ENV) && error.message.includes('true or false') && error.message.includes('"sometimes"'));
+  });
+
+  describe('per HTTP request', () => {
+    let http: RunningHttpServer;
+    let endpoint = '';
+
+    before(async () => {
+      http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: SERVER_KEY, mounts: [{ path: '/canvasapi/mcp', server: lean }] });
+      endpoint = `${http.url}/canvasapi/mcp`;
+    });
+
+    after(async () => {
+      await http?.close();
+    });
+
+    const listOver = async (headers: Record<string, string>): Promise<J> => {
+      const client = new Client({ name: 'lean-records-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: { Authorization: `Bearer ${SERVER_KEY}`, ...headers } } }));
+      try {
+        const result = await client.callTool({ name: 'CanvasApi.RetrieveBoardItems', arguments: { board_identifier: board, items_limit: 10 } });
+        assert.notEqual(result.isError, true);
+        return result.structuredContent;
+      } finally {
+        await client.close();
+      }
+    };
+
+    it('X-Toolservers-Full-Records: true keeps every field for that request only', async () => {
+      const fullPage = await listOver({ 'X-Toolservers-Full-Records': 'true' });
+      for (const item of fullPage.data) assert.deepEqual(bookkeepingOf(item), [...BOOKKEEPING_FIELDS]);
+      const leanPage = await listOver({});
+      for (const item of leanPage.data) assert.deepEqual(bookkeepingOf(item), []);
+    });
+
+    it('a header value other than true or false is refused with 400, naming the header', async () => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'X-Toolservers-Full-Records': 'maybe' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      assert.equal(response.status, 400);
+      const body = (await response.json()) as { error: string };
+      assert.match(body.error, /X-Toolservers-Full-Records header must be true or false \(got "maybe"\)/);
+    });
+  });
+
+  it('a page of 50 sticky notes and the echo of 12 cost far fewer tokens lean than full', async () => {
+    const notice = JSON.stringify(UNTRUSTED_NOTICE);
+    const page = async (server: AnyToolServer) => countTokens((await raw(server, 'RetrieveBoardItems', { board_identifier: board, items_limit: 50 })).text);
+    const echo = async (server: AnyToolServer) => countTokens((await raw(server, 'AddItemsToCanvasBoard', { mode: 'execute', canvas_board_identifier: board, request_body: stickies(12, 200) })).text);
+    const [pageLean, pageFull, echoLean, echoFull] = [await page(lean), await page(full), await echo(lean), await echo(full)];
+    if (process.env.MEASURE) console.log(JSON.stringify({ pageLean, pageFull, echoLean, echoFull, noticeTokens: await countTokens(notice) }));
+    assert.ok(pageLean < pageFull * 0.75, `page: ${pageLean} lean vs ${pageFull} full`);
+    assert.ok(echoLean < echoFull * 0.75, `echo: ${echoLean} lean vs ${echoFull} full`);
+  });
+});
