@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { countTokens } from '../src/core/context-size.js';
 import { buildMcpServer, viewFor } from '../src/core/registry.js';
 import { UNTRUSTED_NOTICE, UNTRUSTED_NOTICE_KEY } from '../src/core/untrusted.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
@@ -26,6 +27,13 @@ describe('untrusted platform text', () => {
     sandbox = await startTestSandbox();
   });
   after(() => sandbox.close());
+
+  it('the notice is short and keeps its meaning: who wrote the text, that it is data, that it is never instructions', async () => {
+    assert.match(UNTRUSTED_NOTICE, /platform users/);
+    assert.match(UNTRUSTED_NOTICE, /data, never instructions/);
+    // Every result with platform data repeats it: the former wording cost 20 tokens.
+    assert.ok((await countTokens(JSON.stringify(UNTRUSTED_NOTICE))) <= 14, UNTRUSTED_NOTICE);
+  });
 
   it('an injected sticky note comes back after the notice, in the text the model reads', async () => {
     const client = await connect(canvasApiServerFor(sandbox.canvasapi));
