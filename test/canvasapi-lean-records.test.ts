@@ -188,8 +188,11 @@ describe('CanvasApi lean answers', () => {
 
   it('a page of 50 sticky notes and the echo of 12 cost far fewer tokens lean than full', async () => {
     const notice = JSON.stringify(UNTRUSTED_NOTICE);
-    const page = async (server: AnyToolServer) => countTokens((await raw(server, 'RetrieveBoardItems', { board_identifier: board, items_limit: 50 })).text);
-    const echo = async (server: AnyToolServer) => countTokens((await raw(server, 'AddItemsToCanvasBoard', { mode: 'execute', canvas_board_identifier: board, request_body: stickies(12, 200) })).text);
+    // A board of its own, so that the figures do not depend on what other tests added.
+    const measured = (await platform('POST', '/v2/boards', { name: 'Measured' })).id;
+    for (let from = 0; from < 50; from += 20) await platform('POST', `/v2/boards/${measured}/items/bulk`, stickies(Math.min(20, 50 - from), from));
+    const page = async (server: AnyToolServer) => countTokens((await raw(server, 'RetrieveBoardItems', { board_identifier: measured, items_limit: 50 })).text);
+    const echo = async (server: AnyToolServer) => countTokens((await raw(server, 'AddItemsToCanvasBoard', { mode: 'execute', canvas_board_identifier: measured, request_body: stickies(12, 200) })).text);
     const [pageLean, pageFull, echoLean, echoFull] = [await page(lean), await page(full), await echo(lean), await echo(full)];
     if (process.env.MEASURE) console.log(JSON.stringify({ pageLean, pageFull, echoLean, echoFull, noticeTokens: await countTokens(notice) }));
     assert.ok(pageLean < pageFull * 0.75, `page: ${pageLean} lean vs ${pageFull} full`);
