@@ -16,6 +16,7 @@ import { BOOKKEEPING_FIELDS, DEFAULT_STYLES } from '../src/canvasapi/lean-record
 import { FULL_RECORDS_ENV, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { CANVASAPI_INFO } from '../src/server-info.js';
 import { settingsFrom } from '../src/serve-command.js';
+import { canvasApiEntry } from '../src/servers/canvasapi.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 
@@ -140,6 +141,14 @@ describe('CanvasApi lean answers', () => {
     assert.equal(resolveCanvasApiSettings({}, { [FULL_RECORDS_ENV]: 'false' }).fullRecords, false);
     assert.equal(resolveCanvasApiSettings({}, {}).fullRecords, false);
     assert.throws(() => resolveCanvasApiSettings({}, { [FULL_RECORDS_ENV]: 'sometimes' }), (error: Error) => error.message.includes(FULL_RECORDS_ENV) && error.message.includes('true or false') && error.message.includes('"sometimes"'));
+  });
+
+  it('TOOLSERVERS_FULL_RECORDS holds against the sandbox too, whose credentials come from itself', async () => {
+    const built = canvasApiEntry.create({}, { logger: silentLogger, sandbox, env: { [FULL_RECORDS_ENV]: 'true' } });
+    const page = await call(built, 'RetrieveBoardItems', { board_identifier: board, items_limit: 10 });
+    for (const item of page.data) assert.deepEqual(bookkeepingOf(item), [...BOOKKEEPING_FIELDS]);
+    const plain = canvasApiEntry.create({}, { logger: silentLogger, sandbox, env: {} });
+    for (const item of (await call(plain, 'RetrieveBoardItems', { board_identifier: board, items_limit: 10 })).data) assert.deepEqual(bookkeepingOf(item), []);
   });
 
   describe('per HTTP request', () => {

@@ -2,16 +2,18 @@
 import type { PlatformAuth } from '../core/auth/platform-auth.js';
 import { canvasApiAuth } from '../canvasapi/auth.js';
 import { createCanvasApiServer } from '../canvasapi/index.js';
-import { CANVASAPI_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
+import { CANVASAPI_ENV, FULL_RECORDS_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
 import { CANVASAPI_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
-function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox): CanvasApiSettingsInput {
+function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox, env: NodeJS.ProcessEnv = process.env): CanvasApiSettingsInput {
   if (sandbox) {
     const { clientId, clientSecret, authorizeUrl, tokenUrl } = sandbox.oauth.canvasapi;
-    // The sandbox's OAuth client too: OAuth mode signs people in there.
-    return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token, clientId, clientSecret, authorizeUrl, tokenUrl, ...pickDefined({ inviteAllowedDomains: input.inviteAllowedDomains, fullRecords: input.fullRecords }) };
+    // The sandbox's OAuth client too: OAuth mode signs people in there. The environment's
+    // credentials are not read, but how answers are shaped is still the operator's choice.
+    const fullRecords = input.fullRecords ?? env[FULL_RECORDS_ENV];
+    return { baseUrl: sandbox.canvasapi.baseUrl, accessToken: sandbox.canvasapi.token, clientId, clientSecret, authorizeUrl, tokenUrl, ...pickDefined({ inviteAllowedDomains: input.inviteAllowedDomains, fullRecords }) };
   }
   const { apiToken: _apiToken, region: _region, ...rest } = input;
   return pickDefined(rest);
@@ -29,7 +31,7 @@ export const canvasApiEntry: ServerEntry = {
   load: async () => canvasApiEntry,
   auth: (input, options) => canvasApiAuthFor(input, options),
   create(input, options) {
-    const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox), settingsEnv(options));
+    const settings = resolveCanvasApiSettings(canvasApiInput(input, options.sandbox, options.env), settingsEnv(options));
     return createCanvasApiServer({ settings, logger: options.logger, version: PACKAGE_VERSION, ...(options.shared ? { store: options.shared } : {}), credentials: credentialsFor(canvasApiAuthFor(input, options, settings), options) });
   },
 };
