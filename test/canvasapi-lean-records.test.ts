@@ -12,6 +12,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { executeTool, findTool, type AnyToolServer } from '../src/core/registry.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
 import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
+import { CANVASAPI_INSTRUCTIONS } from '../src/canvasapi/index.js';
 import { BOOKKEEPING_FIELDS, DEFAULT_STYLES } from '../src/canvasapi/lean-records.js';
 import { FULL_RECORDS_ENV, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { CANVASAPI_INFO } from '../src/server-info.js';
@@ -110,6 +111,10 @@ describe('CanvasApi lean answers', () => {
     const updated = await call(lean, 'UpdateStickyNote', { mode: 'execute', board_id_for_update: board, sticky_note_id: created.id, request_body: { data: { content: 'Edited' } } });
     assert.deepEqual(bookkeepingOf(updated), []);
     assert.equal(updated.data.content, 'Edited');
+  });
+
+  it('the server instructions say where the left-out fields are', () => {
+    assert.match(CANVASAPI_INSTRUCTIONS, /Lists and the answers of creates and updates leave out creator, modifier and timestamps/);
   });
 
   it('single-item reads keep every field', async () => {

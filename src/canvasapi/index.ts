@@ -21,6 +21,7 @@ export const CANVASAPI_INSTRUCTIONS = [
   'IDs: a board ID is the code in the board URL (e.g. uXjVOabc123=; the board link itself is accepted too) or comes from RetrieveUserBoards; item, frame, connector, tag, group and mind-map node IDs are numeric strings from the board\'s list tools or from the answer that created them; user IDs are numeric. GetAccessTokenInfo gives your user, team and organization: every organization_id comes from there. Team IDs also come from GetEnterpriseTeams, project IDs from GetTeamProjects.',
   'Two-mode tools (those with a mode parameter): call with mode "get_request_schema" to get the JSON Schema of the body (nothing is sent), then with mode "execute", the IDs and request_body (JSON text; the object or array itself is accepted too).',
   'Lists answer next_page: the exact arguments to add for the following page. Page sizes and offsets the schema types as strings may be given as numbers.',
+  'Lists and the answers of creates and updates leave out creator, modifier and timestamps; the tool that reads one item, board or connector gives them.',
   'Positions are in board units; x 0, y 0 is the board centre (inside a frame, its top-left corner).',
   'Tools marked Enterprise need an organization on the enterprise plan (often company-admin rights); Enterprise Guard also needs eDiscovery.',
   'Deletes are permanent, except boards (they go to the Trash); a call with no answer body returns {"success": true}.',
