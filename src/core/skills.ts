@@ -1,4 +1,4 @@
-import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import type { Skill, SkillSource, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from './logger.js';
 
 /** One workflow served as an MCP skill (SEP-2640): written as data in each server's skills.ts. */
@@ -23,31 +23,65 @@ export function skillMarkdown(skill: SkillText): string {
   return `---\nname: ${JSON.stringify(skill.name)}\ndescription: ${JSON.stringify(skill.description)}\n---\n\n${skill.body.trim()}\n`;
 }
 
-// One catalog per server per process: stateless HTTP attaches it to a fresh protocol server per request.
-const catalogs = new WeakMap<SkillHost, Promise<SkillsExtension>>();
+/** One skill as served: its entry (digests and frontmatter, built by the SDK) and its one file. */
+interface ServedSkill {
+  entry: Skill;
+  directory: string;
+  name: string;
+  description: string;
+  markdown: string;
+}
+
+// One extension per server per process: stateless HTTP attaches it to a fresh protocol server per request.
+const extensions = new WeakMap<SkillHost, Promise<SkillsExtension>>();
 
 /**
- * The server's skills as the SDK's skills extension, built once (digests computed, frontmatter
- * checked strictly, so a bad skill text fails at the first connection rather than being dropped),
- * or undefined for a server without skills. The extension and the texts load here, not at start.
+ * The server's skills as the SDK's skills extension (SEP-2640: skills/list, skills/get, the skill://
+ * resources and directory reads), or undefined for a server without skills. Only the extension's
+ * module loads before the first connection is answered; the texts load, and the entries (digests,
+ * frontmatter checks) are built, on the first skills or resources request, so that a stdio start
+ * does not wait for them.
  */
 export function skillsExtensionFor(host: SkillHost): Promise<SkillsExtension> | undefined {
   const loadTexts = host.skills;
   if (!loadTexts) return undefined;
-  let catalog = catalogs.get(host);
-  if (!catalog) {
-    catalog = (async () => {
-      const [{ SkillsExtension: Extension, memorySkillFiles }, texts] = await Promise.all([import('@modelcontextprotocol/server/ext/skills'), loadTexts()]);
-      const files = Object.fromEntries(texts.map((skill) => [`${skill.name}/SKILL.md`, skillMarkdown(skill)]));
-      return Extension.load(memorySkillFiles(files), {
-        prefix: host.id,
-        strict: true,
-        onWarning: (warning) => host.logger.warn({ path: warning.path, problem: warning.message }, 'skill problem'),
-      });
-    })();
-    // A failed build is not cached: the next connection tries again.
-    catalog.catch(() => catalogs.delete(host));
-    catalogs.set(host, catalog);
+  let extension = extensions.get(host);
+  if (!extension) {
+    extension = import('@modelcontextprotocol/server/ext/skills').then(({ SkillsExtension: Extension, skillEntry }) => {
+      let served: Promise<ServedSkill[]> | undefined;
+      const skills = () =>
+        (served ??= loadTexts().then((texts) =>
+          Promise.all(
+            texts.map(async (text) => {
+              const markdown = skillMarkdown(text);
+              // skillEntry checks the frontmatter and the name rules, and throws on any problem.
+              const entry = await skillEntry(`${host.id}/${text.name}`, { 'SKILL.md': markdown });
+              return { entry, directory: entry.uri.slice(0, -'/SKILL.md'.length), name: text.name, description: text.description, markdown };
+            }),
+          ),
+        )).catch((error: unknown) => {
+          // Not cached: a later request tries again (and says why in the log).
+          served = undefined;
+          host.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'skills could not be built');
+          throw error;
+        });
+      const byUri = async (uri: string, key: 'entry' | 'directory') => (await skills()).find((skill) => (key === 'entry' ? skill.entry.uri : skill.directory) === uri);
+      const source: SkillSource = {
+        list: async () => ({ skills: (await skills()).map((skill) => skill.entry) }),
+        get: async (uri) => (await byUri(uri, 'entry'))?.entry,
+        read: async (uri) => {
+          const skill = await byUri(uri, 'entry');
+          return skill ? { text: skill.markdown, mimeType: 'text/markdown' } : undefined;
+        },
+        readDirectory: async (uri) => {
+          const skill = await byUri(uri.replace(/\/$/, ''), 'directory');
+          return skill ? { resources: [{ uri: skill.entry.uri, name: 'SKILL.md', mimeType: 'text/markdown' }] } : undefined;
+        },
+        listResources: async () => (await skills()).map((skill) => ({ uri: skill.entry.uri, name: skill.name, description: skill.description, mimeType: 'text/markdown' })),
+      };
+      return new Extension({ source, strict: true, onWarning: (warning) => host.logger.warn({ path: warning.path, problem: warning.message }, 'skill problem') });
+    });
+    extensions.set(host, extension);
   }
-  return catalog;
+  return extension;
 }
