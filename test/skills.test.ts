@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
-import { viewFor, inputJsonSchema, type AnyToolServer } from '../src/core/registry.js';
+import { mcpServerFactory, viewFor, inputJsonSchema, type AnyToolServer } from '../src/core/registry.js';
 import { silentLogger } from '../src/core/logger.js';
 import { skillMarkdown, type SkillText } from '../src/core/skills.js';
 import { INCIDENTOPS_SKILLS } from '../src/incidentops/skills.js';
@@ -145,4 +145,29 @@ describe('skills name real tools, parameters and profiles', () => {
       }
     });
   }
+});
+
+describe('a skill text that breaks the rules', () => {
+  it('fails skills/list with an error, is retried on the next request, and leaves the tools working', async () => {
+    let loads = 0;
+    const broken: SkillText = { name: 'Not A Valid Name', description: 'upper case and spaces are not allowed in a skill name', body: 'text' };
+    const base = incidentOpsServerFor(undefined);
+    const server: AnyToolServer = { ...base, skills: async () => (loads++, [broken]) };
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = await mcpServerFactory(viewFor(server))({} as never);
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'skills-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const skills = new SkillsClient(client);
+      assert.equal(skills.supported, true);
+      assert.equal(loads, 0, 'the texts are not loaded before a skills request');
+      await assert.rejects(skills.list(), /name/i);
+      await assert.rejects(skills.list(), /name/i);
+      assert.equal(loads, 2, 'a failed build is not cached: each request tries again');
+      assert.equal((await client.listTools()).tools.length, 14, 'the tools are unaffected');
+    } finally {
+      await client.close();
+    }
+  });
 });
