@@ -41,13 +41,17 @@ const SERVERS = [
  * What a tools-only Streamable HTTP server is judged by: each of these must run at its wire and
  * pass with at least one successful check (the rest of the suite only has to match the table).
  */
+/** The skills extension's scenarios (SEP-2640): run one by one at each wire (the suite runs extensions only when named), each must pass. */
+const SKILLS_SCENARIOS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
+
 const CORE: Record<Wire, string[]> = {
   '2025-11-25': ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'],
   '2026-07-28': ['server-stateless', 'tools-list', 'dns-rebinding-protection', 'caching', 'http-header-validation', 'server-sse-multiple-streams'],
 };
 
 const NO_PROMPTS = 'no prompts: the servers offer tools only, so prompts/* answers Method not found';
-const NO_RESOURCES = 'no resources: the servers offer tools only, so resources/* answers Method not found';
+const FIXTURE_RESOURCE = (uri: string) => `reads the suite's own fixture resource ${uri}; the servers' only resources are their skills' files (skill://...)`;
+const NO_SUBSCRIPTIONS = 'no resource subscriptions: the only resources are the skills\' files, which never change while a server runs, so resources/subscribe answers Method not found';
 const NO_LOGGING = 'no logging capability: the servers log to stderr, never to the client, so logging/setLevel answers Method not found';
 const NO_INPUT_REQUESTS = "no tool asks the client for input mid-call (SEP-2322 input-required results); the scenario needs the suite's test_input_required_result_* fixtures";
 const NO_HEADER_PARAMS = 'no tool maps a parameter to an HTTP header (SEP-2243 x-mcp-header), so there is nothing to validate';
@@ -75,15 +79,16 @@ const EXPECTED_FAILURES = new Map<string, string>([
   ['prompts-get-with-args:prompts-get-with-args', NO_PROMPTS],
   ['prompts-get-embedded-resource:prompts-get-embedded-resource', NO_PROMPTS],
   ['prompts-get-with-image:prompts-get-with-image', NO_PROMPTS],
-  ['resources-list:resources-list', NO_RESOURCES],
-  ['resources-read-text:resources-read-text', NO_RESOURCES],
-  ['resources-read-binary:resources-read-binary', NO_RESOURCES],
-  ['resources-templates-read:resources-templates-read', NO_RESOURCES],
-  ['resources-subscribe:resources-subscribe', NO_RESOURCES],
-  ['resources-unsubscribe:resources-unsubscribe', NO_RESOURCES],
+  ['resources-read-text:resources-read-text', FIXTURE_RESOURCE('test://static-text')],
+  ['resources-read-binary:resources-read-binary', FIXTURE_RESOURCE('test://static-binary')],
+  ['resources-templates-read:resources-templates-read', FIXTURE_RESOURCE('test://template/{id}/data')],
+  ['resources-subscribe:resources-subscribe', NO_SUBSCRIPTIONS],
+  ['resources-unsubscribe:resources-unsubscribe', NO_SUBSCRIPTIONS],
   ['caching:sep-2549-prompts-list-caching-hints', NO_PROMPTS],
-  ['caching:sep-2549-resources-list-caching-hints', NO_RESOURCES],
-  ['caching:sep-2549-resources-templates-list-caching-hints', NO_RESOURCES],
+  [
+    'sep-2640-skills-directory:sep-2640-directory-read-subdir-mimetype',
+    'every skill is one SKILL.md, so no skill directory has a subdirectory to list (the suite reports the check as not testable)',
+  ],
   ['server-stateless:sep-2575-server-rejects-undeclared-capability', fixture('test_missing_capability')],
   ['server-stateless:sep-2575-missing-capability-http-400', fixture('test_missing_capability')],
   ['server-stateless:sep-2575-http-server-no-independent-requests-on-stream', `${fixture('test_streaming_elicitation')}; the servers never elicit`],
@@ -121,6 +126,8 @@ interface SuiteRun {
   wire: Wire;
   scenarios: ScenarioResult[];
   output: string;
+  /** The scenarios of this run that must run and pass with at least one successful check. */
+  core: string[];
 }
 
 const SUITE_TIMEOUT_MS = 60_000;
@@ -134,17 +141,22 @@ function track(child: ChildProcess): ChildProcess {
 }
 const RESULT_DIR = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
-/** Runs every server scenario of the suite for one wire against `url`; results come from its per-scenario checks.json. */
-async function runSuite(url: string, wire: Wire, workDir: string): Promise<SuiteRun> {
+/**
+ * Runs every server scenario of the suite for one wire against `url`, or only `scenario` (forced:
+ * extension scenarios belong to no spec version); results come from its per-scenario checks.json.
+ */
+async function runSuite(url: string, wire: Wire, workDir: string, scenario?: string): Promise<SuiteRun> {
   const outDir = mkdtempSync(path.join(workDir, `${wire}-`));
+  const which = scenario ? ['--scenario', scenario, '--force'] : ['--suite', 'all'];
   const child = track(
-    spawn(RUNNER_NODE, [SUITE, 'server', '--url', url, '--suite', 'all', '--spec-version', wire, '--timeout', '15000', '--output-dir', outDir], {
+    spawn(RUNNER_NODE, [SUITE, 'server', '--url', url, ...which, '--spec-version', wire, '--timeout', '15000', '--output-dir', outDir], {
       cwd: outDir,
       env: { PATH: process.env.PATH ?? '', HOME: workDir, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
-  let output = '';
+  // A single scenario's output has no heading of its own: give it the one a whole-suite run prints.
+  let output = scenario ? `=== Running scenario: ${scenario} ===\n` : '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), SUITE_TIMEOUT_MS);
@@ -161,7 +173,7 @@ async function runSuite(url: string, wire: Wire, workDir: string): Promise<Suite
   }
   const started = [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]!);
   assert.ok(started.length > 0, `the ${wire} suite ran no scenario (exit ${exit.code}):\n${output}`);
-  return { wire, output, scenarios: started.map((scenario) => ({ scenario, checks: written.get(scenario) })) };
+  return { wire, output, scenarios: started.map((name) => ({ scenario: name, checks: written.get(name) })), core: scenario ? [scenario] : CORE[wire] };
 }
 
 interface Verdict {
@@ -194,7 +206,7 @@ function judge(run: SuiteRun): Verdict {
     else expectedToFail.push(`${scenario} (${successes} passed, ${failing.length} failed)`);
     warnings.push(...checks.filter((c) => c.status === 'WARNING').map((c) => `${scenario}:${c.id}`));
   }
-  for (const scenario of CORE[run.wire]) {
+  for (const scenario of run.core) {
     const result = run.scenarios.find((s) => s.scenario === scenario);
     if (!result) problems.push(`${run.wire} ${scenario}: the suite did not run it`);
     else if (result.checks && !result.checks.some((c) => c.status === 'SUCCESS')) problems.push(`${run.wire} ${scenario}: no check passed`);
@@ -289,7 +301,7 @@ describe('official MCP conformance suite, both servers over HTTP', { timeout: 85
   for (const server of SERVERS) {
     it(`${server.name}: every failing check is an expected one, every expected failure still fails, the core scenarios pass`, async (t: TestContext) => {
       const url = `${proxy!.url}/${server.id}/mcp`;
-      const runs = await Promise.all(WIRES.map((wire) => runSuite(url, wire, workDir)));
+      const runs = await Promise.all(WIRES.flatMap((wire) => [runSuite(url, wire, workDir), ...SKILLS_SCENARIOS.map((scenario) => runSuite(url, wire, workDir, scenario))]));
       const verdicts = runs.map(judge);
       for (const line of verdicts.flatMap((v) => v.summary)) t.diagnostic(line);
 

@@ -158,6 +158,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
     // The contract's tools, then the task tools (listed only when a choice names them: see ToolDefinition.beyondContract).
     tools: [...canvasApiTools, ...canvasApiTaskTools],
     profiles: CANVASAPI_PROFILES,
+    skills: () => import('./skills.js').then((module) => module.CANVASAPI_SKILLS),
     deps: {
       client: createCanvasApiClient(
         options.settings,

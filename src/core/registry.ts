@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { newRequestId, requestIdOf, tagRequest, type Logger } from './logger.js';
 import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
@@ -6,6 +6,7 @@ import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
 import { NAME_STYLES, namesTool, nearestTool, styledName, type NameStyle } from './names.js';
 import { outputSchemaSaysSomething, parseArguments, SPELLING_INSTRUCTIONS, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
+import { skillsExtensionFor, type SkillText } from './skills.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
@@ -22,6 +23,8 @@ export interface ToolServer<Deps = unknown> {
   tools: readonly AnyToolDefinition<Deps>[];
   /** Named tool sets besides the core ones (all, readonly, meta). */
   profiles?: Readonly<Record<string, ToolProfile>>;
+  /** Its workflows as MCP skills, loaded on the first connection (see skills.ts). */
+  skills?: () => Promise<readonly SkillText[]>;
   deps: Deps;
   logger: Logger;
 }
@@ -228,26 +231,37 @@ export function errorResult(error: ToolError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: fromPlatform ? markUntrusted(details) : details }) }] };
 }
 
-/** A fresh protocol server for one connection or request, answering from the view's precomputed listing. */
-export function buildMcpServer(view: ToolView): Server {
+/** A fresh protocol server for one connection or request, answering from the view's precomputed listing (tools only). */
+export function buildMcpServer(view: ToolView): McpServer {
   const { server } = view;
+  // The high-level server only as the skills extension's host: tools are answered by the low-level handlers below.
+  const mcp = new McpServer({ name: `toolservers-${server.id}`, title: server.name, version: server.version }, { instructions: view.instructions });
+  const protocol = mcp.server;
   // No listChanged: the tool list of a connection never changes.
-  const mcp = new Server({ name: `toolservers-${server.id}`, title: server.name, version: server.version }, { capabilities: { tools: {} }, instructions: view.instructions });
-  mcp.setRequestHandler('tools/list', () => ({ tools: view.listing }));
+  protocol.registerCapabilities({ tools: {} });
+  protocol.setRequestHandler('tools/list', () => ({ tools: view.listing }));
   // Params as sent: the spec schema's record would drop an `__proto__` argument without a word.
-  mcp.setRequestHandler('tools/call', { params: CALL_PARAMS }, async (params, ctx) => {
+  protocol.setRequestHandler('tools/call', { params: CALL_PARAMS }, async (params, ctx) => {
     const tool = view.find(params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(params.name));
     // Over HTTP serve.ts has put the request's ID on the request; on stdio each call gets one.
     const requestId = ctx.http?.req?.headers.get('x-request-id') ?? newRequestId();
     const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, ctx.mcpReq.signal, progressReporter(ctx), requestId);
-    return mcp.projectCallToolResult(result, outputJsonSchema(tool));
+    return protocol.projectCallToolResult(result, outputJsonSchema(tool));
   });
   return mcp;
 }
 
+/** The one way both transports (stdio, stateless HTTP) build a server: the tools, plus the server's skills when it has any. */
 export function mcpServerFactory(view: ToolView): McpServerFactory {
-  return () => buildMcpServer(view);
+  const { server } = view;
+  if (!server.skills) return () => buildMcpServer(view);
+  return async () => {
+    const mcp = buildMcpServer(view);
+    const skills = await skillsExtensionFor(server);
+    skills?.attach(mcp);
+    return mcp;
+  };
 }
 
 /** Sends notifications/progress when the request carried a progress token; values only increase. */

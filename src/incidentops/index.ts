@@ -89,6 +89,7 @@ export function createIncidentOpsServer(options: IncidentOpsServerOptions): Tool
     instructions: INCIDENTOPS_INSTRUCTIONS,
     tools: incidentOpsTools,
     profiles: INCIDENTOPS_PROFILES,
+    skills: () => import('./skills.js').then((module) => module.INCIDENTOPS_SKILLS),
     deps: { api, now, directory: new UserDirectory(api, () => now().getTime(), DIRECTORY_TTL_MS, store ? { store, baseUrl: settings.baseUrl, logger } : undefined) },
     logger: options.logger,
   };
