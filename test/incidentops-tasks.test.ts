@@ -14,7 +14,7 @@ import { RESULT_BUDGET_BYTES } from '../src/core/result-budget.js';
 import { executeTool, listTools, viewFor } from '../src/core/registry.js';
 import type { AnyToolDefinition } from '../src/core/tool.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, incidentOpsServerFor, jsonResponse, outcomeOf, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, outcomeOf, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,10 +29,8 @@ after(async () => {
   await sandbox.close();
 });
 
-async function run(name: string, args: unknown, target: AnyToolServer = server) {
-  sandbox.clearRequests();
-  const outcome = await callTool(target, name, args);
-  return { ...outcome, sent: [...sandbox.requests] };
+function run(name: string, args: unknown, target: AnyToolServer = server) {
+  return callRecorded(sandbox, target, name, args);
 }
 
 /** GET on the sandbox's platform API directly, as a client of the platform (not through the server). */

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AnyToolServer } from '../src/core/registry.js';
 import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,10 +23,8 @@ after(async () => {
 });
 
 /** Calls a tool with a clean request log and returns the outcome plus what was sent. */
-async function run(name: string, args: unknown, target: AnyToolServer = server) {
-  sandbox.clearRequests();
-  const outcome = await callTool(target, name, args);
-  return { ...outcome, sent: [...sandbox.requests] };
+function run(name: string, args: unknown, target: AnyToolServer = server) {
+  return callRecorded(sandbox, target, name, args);
 }
 
 function query(sent: { query: [string, string][] }, key: string): string[] {

@@ -23,6 +23,13 @@ export async function callTool(server: AnyToolServer, name: string, args: unknow
   return outcomeOf(raw);
 }
 
+/** Calls a tool with the sandbox's request log cleared first: the outcome and every request it sent. */
+export async function callRecorded(sandbox: RunningSandbox, server: AnyToolServer, name: string, args: unknown): Promise<ToolOutcome & { sent: RunningSandbox['requests'] }> {
+  sandbox.clearRequests();
+  const outcome = await callTool(server, name, args);
+  return { ...outcome, sent: [...sandbox.requests] };
+}
+
 export function outcomeOf(raw: CallToolResult): ToolOutcome {
   const first = raw.content[0];
   const text = first && first.type === 'text' ? first.text : '{}';
