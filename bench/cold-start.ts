@@ -1,12 +1,17 @@
 /**
  * `node build/bench/cold-start.js [--rounds N] [--cli label=path]...`: how long a client waits
- * from launching a server to its first tools/list answer over stdio.
+ * from launching a server to its first tools/list answer over stdio, and how much memory (RSS)
+ * the server holds right after that answer.
  *
  * Each round spawns, in turn, `toolservers canvasapi`, `toolservers incidentops` and the peer
  * server `@k-jarzyna/mcp-miro` (interleaved, so a machine that slows down mid-run slows all of
  * them alike), writes `initialize`, `notifications/initialized` and `tools/list` at once, and
  * stops the clock when the tools/list answer has arrived. Then it closes stdin and waits for the
  * process to exit before the next spawn. One untimed warm-up round fills the file cache first.
+ *
+ * The SDK's floor is a bare McpServer with one tool on the same SDK packages over stdio, bundled
+ * with the same esbuild options as dist/cli.js and run with the same young generation: no server on
+ * this SDK holds less memory.
  *
  * No network is used: our servers get a dummy token and an empty credentials file, the peer a
  * dummy MIRO_ACCESS_TOKEN (none of them contacts its platform before a tool call).
@@ -16,7 +21,7 @@
  * Prints per-target medians (and quartiles) and the ratio ours/peer.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +33,14 @@ interface Target {
   command: string[];
   env: NodeJS.ProcessEnv;
   peer?: boolean;
+  floor?: boolean;
+}
+
+interface Sample {
+  ms: number;
+  /** Resident memory (MB) right after the tools/list answer. */
+  rssMb: number;
+  tools: number;
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -68,14 +81,63 @@ const REQUESTS = [
   .map((message) => JSON.stringify(message))
   .join('\n') + '\n';
 
-/** Milliseconds from spawn to the tools/list answer, and how many tools it listed. */
-function measure(target: Target): Promise<{ ms: number; tools: number }> {
+/** The SDK's floor over stdio, bundled as dist/cli.js is (scripts/bundle.mjs): its entry file. */
+async function bundleSdkFloor(scratch: string): Promise<string | undefined> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    return undefined;
+  }
+  const source = path.join(ROOT, 'build', 'bench', 'floor-stdio-entry.mjs');
+  writeFileSync(
+    source,
+    [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import { serveStdio } from '@modelcontextprotocol/server/stdio';",
+      "import { z } from 'zod';",
+      "serveStdio(() => {",
+      "  const server = new McpServer({ name: 'floor', version: '1.0.0' });",
+      "  server.registerTool('get', { description: 'One GET.', inputSchema: z.object({ path: z.string() }) }, async ({ path }) => ({ content: [{ type: 'text', text: path }] }));",
+      '  return server;',
+      '});',
+    ].join('\n'),
+  );
+  const outfile = path.join(scratch, 'floor-stdio.mjs');
+  await esbuild.build({
+    entryPoints: [source],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    charset: 'ascii',
+    minifyWhitespace: true,
+    banner: { js: "import { createRequire as __floorCreateRequire } from 'node:module'; const require = __floorCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  rmSync(source, { force: true });
+  return outfile;
+}
+
+/** Resident memory of a running process in MB (Linux), or NaN where /proc is absent. */
+function rssMbOf(pid: number | undefined): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Milliseconds from spawn to the tools/list answer, memory right after it, and how many tools it listed. */
+function measure(target: Target): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(target.command[0] as string, target.command.slice(1), { env: target.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let buffer = '';
     let stderr = '';
-    let result: { ms: number; tools: number } | undefined;
+    let result: Sample | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${target.label}: no tools/list answer within ${TIMEOUT_MS} ms; stderr: ${stderr.slice(-2000)}`));
@@ -104,7 +166,7 @@ function measure(target: Target): Promise<{ ms: number; tools: number }> {
           reject(new Error(`${target.label}: tools/list failed: ${line.slice(0, 500)}`));
           return;
         }
-        result = { ms, tools: message.result.tools.length };
+        result = { ms, rssMb: rssMbOf(child.pid), tools: message.result.tools.length };
         // Done: end the session and wait for the process to go, so runs never overlap.
         child.stdin.end();
         setTimeout(() => child.kill('SIGKILL'), 3000).unref();
@@ -143,11 +205,15 @@ async function main(): Promise<void> {
     targets.push({ label: `toolservers canvasapi${suffix}`, command: [process.execPath, cli.file, 'canvasapi'], env: { ...base, CANVASAPI_ACCESS_TOKEN: 'dummy' } });
     targets.push({ label: `toolservers incidentops${suffix}`, command: [process.execPath, cli.file, 'incidentops'], env: { ...base, INCIDENTOPS_ACCESS_TOKEN: 'dummy' } });
   }
+  const floor = await bundleSdkFloor(scratch);
+  // Its young generation held small from the start (main.ts holds a stdio server's once it runs).
+  if (floor) targets.push({ label: "the SDK's floor (bare McpServer)", command: [process.execPath, '--max-semi-space-size=1', floor], env: base, floor: true });
   const peer = peerEntry();
   if (peer) targets.push({ label: 'peer @k-jarzyna/mcp-miro', command: [process.execPath, peer], env: { PATH: process.env.PATH, HOME: scratch, MIRO_ACCESS_TOKEN: 'dummy' }, peer: true });
   else console.log('The peer @k-jarzyna/mcp-miro is not installed (npm install): measuring ours only.');
 
   const samples = new Map<Target, number[]>(targets.map((t) => [t, []]));
+  const memory = new Map<Target, number[]>(targets.map((t) => [t, []]));
   const tools = new Map<Target, number>();
   try {
     for (const target of targets) tools.set(target, (await measure(target)).tools); // warm-up, untimed
@@ -155,7 +221,9 @@ async function main(): Promise<void> {
       // Interleaved, in a rotating order, so no target always runs right after the same one.
       for (let k = 0; k < targets.length; k++) {
         const target = targets[(k + round) % targets.length] as Target;
-        samples.get(target)?.push((await measure(target)).ms);
+        const sample = await measure(target);
+        samples.get(target)?.push(sample.ms);
+        memory.get(target)?.push(sample.rssMb);
       }
     }
   } finally {
@@ -163,15 +231,19 @@ async function main(): Promise<void> {
   }
 
   const peerTarget = targets.find((t) => t.peer);
-  const peerMedian = peerTarget ? quantile([...(samples.get(peerTarget) ?? [])].sort((a, b) => a - b), 0.5) : undefined;
-  console.log(`Cold start: spawn to the first tools/list answer over stdio, Node ${process.version}, ${rounds} interleaved rounds (after one warm-up)\n`);
-  console.log(`${'server'.padEnd(40)}${'tools'.padStart(6)}${'median ms'.padStart(11)}${'p25'.padStart(8)}${'p75'.padStart(8)}${'min'.padStart(8)}${'÷ peer'.padStart(9)}`);
+  const median = (values: number[] | undefined) => quantile([...(values ?? [])].sort((a, b) => a - b), 0.5);
+  const peerMs = peerTarget ? median(samples.get(peerTarget)) : undefined;
+  const peerRss = peerTarget ? median(memory.get(peerTarget)) : undefined;
+  console.log(`Cold start: spawn to the first tools/list answer over stdio, and RSS right after it; Node ${process.version}, ${rounds} interleaved rounds (after one warm-up)\n`);
+  console.log(`${'server'.padEnd(40)}${'tools'.padStart(6)}${'median ms'.padStart(11)}${'p25'.padStart(8)}${'p75'.padStart(8)}${'min'.padStart(8)}${'÷ peer'.padStart(9)}${'RSS MB'.padStart(9)}${'÷ peer'.padStart(9)}`);
   for (const target of targets) {
     const sorted = [...(samples.get(target) ?? [])].sort((a, b) => a - b);
-    const median = quantile(sorted, 0.5);
-    const ratio = peerMedian && !target.peer ? (median / peerMedian).toFixed(2) : '';
+    const ms = quantile(sorted, 0.5);
+    const rss = median(memory.get(target));
+    const msRatio = peerMs && !target.peer ? (ms / peerMs).toFixed(2) : '';
+    const rssRatio = peerRss && !target.peer ? (rss / peerRss).toFixed(2) : '';
     console.log(
-      `${target.label.padEnd(40)}${String(tools.get(target) ?? '').padStart(6)}${median.toFixed(0).padStart(11)}${quantile(sorted, 0.25).toFixed(0).padStart(8)}${quantile(sorted, 0.75).toFixed(0).padStart(8)}${(sorted[0] ?? NaN).toFixed(0).padStart(8)}${ratio.padStart(9)}`,
+      `${target.label.padEnd(40)}${String(tools.get(target) ?? '').padStart(6)}${ms.toFixed(0).padStart(11)}${quantile(sorted, 0.25).toFixed(0).padStart(8)}${quantile(sorted, 0.75).toFixed(0).padStart(8)}${(sorted[0] ?? NaN).toFixed(0).padStart(8)}${msRatio.padStart(9)}${rss.toFixed(1).padStart(9)}${rssRatio.padStart(9)}`,
     );
   }
 }
