@@ -201,7 +201,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
     [{ service_id: 'PABC', at: 'tomorrow' }, 'at', /ISO 8601/],
     [{ service_id: 'PABC', at: '2099-01-01T00:00:00Z' }, 'at', /at most 75 days in the future/],
     [{ service_id: 'PABC', time_zone: 'Mars/Olympus' }, 'time_zone', /IANA/],
-    [{ service_id: '../users' }, 'service_id', /ID/],
+    [{ schedule_id: '../users' }, 'schedule_id', /ID/],
     [{ schedule_id: 'PABC', when: 'now' }, 'when', /unknown parameter/],
   ];
   for (const [args, parameter, problem] of refused) {
