@@ -36,8 +36,8 @@ export function instantOf(at: string | undefined, timeZone: string | undefined, 
 
 const input = z
   .strictObject({
-    service_id: idOrNameParam("ID or name (or a unique part of it). Its escalation policy's on-calls.").optional(),
-    team_id: idOrNameParam("ID or name, as for service_id. Its escalation policies' on-calls.").optional(),
+    service_id: idOrNameParam("ID or name (or part of it). Its escalation policy's on-calls.").optional(),
+    team_id: idOrNameParam("ID or name (or part of it). Its escalation policies' on-calls.").optional(),
     schedule_id: idParam('On-calls through this schedule.').optional(),
     escalation_policy_id: idParam('This policy.').optional(),
     at: isoTimeParam(`When (default now; at most ${MAX_AT_FUTURE_DAYS} days ahead); without an offset, in time_zone (else UTC).`),
