@@ -273,7 +273,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
       const scripted = scriptedFetch((url) => {
         const path = url.pathname.replace(/^\/incidentops/, '');
         if (path === '/services') {
-          const services = ['Payments API', 'payments', 'Payments Legacy'].map((name, i) => ({ id: `PSVC${i}`, name, escalation_policy: { id: 'PEP1', summary: 'EP' } }));
+          const services = ['Payments API', 'payments', `Payments Legacy ${'x'.repeat(5000)}`].map((name, i) => ({ id: `PSVC${i}`, name, escalation_policy: { id: 'PEP1', summary: 'EP' } }));
           return jsonResponse(200, { services, limit: 100, offset: 0, more: true });
         }
         if (path === '/oncalls') return jsonResponse(200, { oncalls: [], limit: 100, offset: 0, more: false });
@@ -289,6 +289,10 @@ describe('IncidentOps.WhoIsOnCall', () => {
       const ambiguous = await callTool(scriptedServer, 'IncidentOps.WhoIsOnCall', { service_id: 'pay' });
       assert.equal(ambiguous.isError, true);
       assert.match(String(ambiguous.data.message), /matches 3 or more services/);
+      const candidates = (ambiguous.data.platform_details as { candidates: string[] }).candidates;
+      assert.deepEqual(candidates.slice(0, 2), ['Payments API (PSVC0)', 'payments (PSVC1)']);
+      assert.match(candidates[2] as string, /^Payments Legacy x+… \(PSVC2\)$/);
+      assert.ok((candidates[2] as string).length <= 100 + ' (PSVC2)'.length, 'a long platform name is cut');
       assert.match(String(ambiguous.data.next_step), /IncidentOps\.ListServices with query/);
       assert.equal(scripted.calls.filter((c) => c.url.pathname.endsWith('/services')).length, 2, 'one page per call');
     });

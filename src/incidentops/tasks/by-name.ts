@@ -22,6 +22,11 @@ const KINDS = {
   team: { item: '/teams/{id}', list: '/teams', key: 'team', listKey: 'teams', listTool: 'IncidentOps.ListTeams' },
 } as const;
 
+function shortName(record: Json): string | undefined {
+  const name = typeof record.name === 'string' ? record.name : typeof record.summary === 'string' ? record.summary : undefined;
+  return name && name.length > NAME_CHARS ? `${name.slice(0, NAME_CHARS - 1)}…` : name;
+}
+
 export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof KINDS, parameter: string, value: string, signal: AbortSignal): Promise<Json> {
   const { item, list, key, listKey, listTool } = KINDS[kind];
   if (ID_SHAPE.test(value)) {
@@ -44,10 +49,7 @@ export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof 
     });
   }
   const more = exact.length === 0 && page.more;
-  const labels = candidates.slice(0, CANDIDATES_SHOWN).map((record) => {
-    const label = named(record) ?? String(record.id);
-    return label.length > NAME_CHARS + 20 ? `${label.slice(0, NAME_CHARS)}… (${String(record.id)})` : label;
-  });
+  const labels = candidates.slice(0, CANDIDATES_SHOWN).map((record) => named({ ...record, name: shortName(record) }) as string);
   const unshown = candidates.length - labels.length;
   const count = `${candidates.length}${more ? ' or more' : ''}`;
   throw new ToolError({
