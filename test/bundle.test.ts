@@ -2,11 +2,12 @@
  * The shipped `toolservers` command is the esbuild bundle in dist/cli.js (`npm run build`); every
  * other test runs the unbundled build/. This one checks the bundle does what the unbundled CLI does:
  * the same tools/list for each server, a call that validates a request body (Ajv, loaded at run
- * time) against the in-process sandbox, and the package version.
+ * time) against the in-process sandbox, and the package version; and that lazily loaded code sits in
+ * chunks a start does not load.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../src/core/logger.js';
 import { listTools } from '../src/core/registry.js';
 import { PACKAGE_VERSION, SERVERS } from '../src/servers.js';
+import { modulesLoadedBy } from './support/modules-loaded.js';
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli.js');
 const home = mkdtempSync(path.join(tmpdir(), 'toolservers-bundle-'));
@@ -94,5 +96,25 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
     const created = await run(['call', 'CanvasApi.CreateCanvasBoard', '{"mode":"execute","request_body":{"name":"From the bundle"}}', '--sandbox']);
     assert.equal(created.code, 0, created.stderr);
     assert.equal((JSON.parse(created.stdout) as { name?: string }).name, 'From the bundle');
+  });
+
+  it("puts IncidentOps's task-tool logic in chunks that a start does not load and the first call does", async () => {
+    // Which chunks hold the logic: their source maps name the sources.
+    const chunks = path.join(path.dirname(BUNDLE), 'chunks');
+    const sourcesOf = (file: string) => (JSON.parse(readFileSync(path.join(chunks, `${file}.map`), 'utf8')) as { sources: string[] }).sources;
+    const logicChunks = readdirSync(chunks)
+      .filter((file) => file.endsWith('.js'))
+      .filter((file) => sourcesOf(file).some((source) => /\/src\/incidentops\/(tasks\/|oncall-levels\.ts)/.test(source)));
+    assert.ok(logicChunks.length >= 2, `chunks with the task logic: ${logicChunks.join(', ')}`);
+    for (const file of logicChunks) assert.deepEqual(sourcesOf(file).filter((source) => !/\/src\/incidentops\/(tasks\/|oncall-levels\.ts)/.test(source)), [], `${file} holds the task logic only`);
+
+    const loaded = await modulesLoadedBy(BUNDLE, ['incidentops', '--sandbox', '--profile', 'everyday'], { name: 'IncidentOps.WhoIsOnCall', arguments: { service_id: 'payments' } });
+    assert.equal(loaded.tools, 16);
+    const logicIn = (modules: string[]) => logicChunks.filter((file) => modules.some((m) => m.endsWith(`/dist/chunks/${file}`)));
+    assert.deepEqual(logicIn(loaded.atList), [], 'a start loads none of it');
+    assert.equal(loaded.called?.isError, undefined, JSON.stringify(loaded.called));
+    const afterCall = logicIn(loaded.afterCall);
+    assert.ok(afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/who-is-on-call.ts'))), `the call loaded its logic: ${afterCall.join(', ')}`);
+    assert.ok(!afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/incident-context.ts'))), "and not the other tool's");
   });
 });

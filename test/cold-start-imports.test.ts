@@ -1,64 +1,19 @@
 /**
  * A server command loads only its own server's code: starting `toolservers incidentops` and
  * answering tools/list loads nothing of CanvasApi (and the reverse), and neither loads the sandbox,
- * the browser opener, the HTTP adapter, nor Ajv's formats (set up on the first body to validate).
- * Checked on the real CLI process with a preload that records every module it loads.
+ * the browser opener, the HTTP adapter, nor Ajv's formats (set up on the first body to validate);
+ * the task tools' logic loads with their first call. Checked on the real CLI process with a preload that records every module it loads.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { modulesLoadedBy } from './support/modules-loaded.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, '..', 'src', 'cli.js');
-const PRELOAD = path.resolve(here, 'support', 'module-log.js');
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli.js');
 
-const REQUESTS =
-  [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'imports-test', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-  ]
-    .map((message) => JSON.stringify(message))
-    .join('\n') + '\n';
-
-/** Starts `toolservers <server>` over stdio, waits for the tools/list answer, and returns the modules it loaded and the tool count. */
-async function modulesLoadedBy(server: string): Promise<{ modules: string[]; tools: number }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'toolservers-imports-'));
-  const log = path.join(dir, 'modules.log');
-  try {
-    const tools = await new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', PRELOAD, CLI, server], {
-        env: { PATH: process.env.PATH ?? '', HOME: dir, MODULE_LOG: log, TOOLSERVERS_CREDENTIALS_FILE: path.join(dir, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn', INCIDENTOPS_ACCESS_TOKEN: 'dummy', CANVASAPI_ACCESS_TOKEN: 'dummy' },
-      });
-      let out = '';
-      let err = '';
-      let count: number | undefined;
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        for (const line of out.split('\n')) {
-          if (!line.includes('"id":2')) continue;
-          count = (JSON.parse(line) as { result: { tools: unknown[] } }).result.tools.length;
-          child.stdin.end();
-        }
-      });
-      child.on('exit', () => {
-        clearTimeout(timer);
-        if (count === undefined) reject(new Error(`no tools/list answer; stderr: ${err}`));
-        else resolve(count);
-      });
-      child.stdin.write(REQUESTS);
-    });
-    return { modules: readFileSync(log, 'utf8').split('\n').filter(Boolean), tools };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** What only IncidentOps's task tools run (their definitions are in src/incidentops/tools/). */
+const INCIDENTOPS_TASK_LOGIC = /\/src\/incidentops\/(tasks\/|oncall-levels\.js)/;
 
 const ALWAYS_ABSENT: [string, RegExp][] = [
   ['the sandbox', /\/src\/sandbox\//],
@@ -76,16 +31,27 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
 
 describe('cold start loads only what the command uses', () => {
   it('toolservers incidentops loads nothing of CanvasApi, the sandbox or sign-in UI', async () => {
-    const { modules, tools } = await modulesLoadedBy('incidentops');
+    const { atList: modules, tools } = await modulesLoadedBy(CLI, ['incidentops']);
     assert.equal(tools, 14);
     assert.ok(modules.some((m) => m.includes('/src/incidentops/index.js')), 'the preload recorded the server itself');
+    assert.deepEqual(modules.filter((m) => INCIDENTOPS_TASK_LOGIC.test(m)), [], "the task tools' logic loads with their first call");
     // Its settings (names of environment variables, for help texts) are all the CLI knows of the other server.
     assert.deepEqual(modules.filter((m) => /\/src\/canvasapi\//.test(m) && !m.endsWith('/src/canvasapi/settings.js')), []);
     for (const [what, pattern] of ALWAYS_ABSENT) assert.deepEqual(modules.filter((m) => pattern.test(m)), [], `${what} must not be loaded`);
   });
 
+  it("IncidentOps's task tools are listed from their definitions; their logic loads with the first call", async () => {
+    const { atList, afterCall, tools, called } = await modulesLoadedBy(CLI, ['incidentops', '--sandbox', '--profile', 'everyday'], { name: 'IncidentOps.WhoIsOnCall', arguments: { service_id: 'payments' } });
+    assert.equal(tools, 16);
+    assert.ok(atList.some((m) => m.endsWith('/src/incidentops/tools/who-is-on-call.js')), 'the definitions load at start');
+    assert.deepEqual(atList.filter((m) => INCIDENTOPS_TASK_LOGIC.test(m)), [], "the task tools' logic loads with their first call");
+    assert.equal(called?.isError, undefined, JSON.stringify(called));
+    assert.ok(afterCall.some((m) => m.endsWith('/src/incidentops/tasks/who-is-on-call.js')) && afterCall.some((m) => m.endsWith('/src/incidentops/oncall-levels.js')), 'the first call loaded the logic');
+    assert.ok(!afterCall.some((m) => m.endsWith('/src/incidentops/tasks/incident-context.js')), "only the called tool's logic");
+  });
+
   it('toolservers canvasapi loads nothing of IncidentOps, the sandbox, or Ajv before a body is validated', async () => {
-    const { modules, tools } = await modulesLoadedBy('canvasapi');
+    const { atList: modules, tools } = await modulesLoadedBy(CLI, ['canvasapi']);
     assert.equal(tools, 139);
     assert.ok(modules.some((m) => m.includes('/src/canvasapi/catalogue.js')), 'the preload recorded the server itself');
     assert.deepEqual(modules.filter((m) => /node_modules\/fuse\.js\//.test(m)), [], 'fuse.js loads with the first FindTools search only');

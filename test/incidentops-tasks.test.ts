@@ -195,13 +195,116 @@ describe('IncidentOps.WhoIsOnCall', () => {
     assert.equal(expectedAt(rotation, ms(utcInstant)).user, idOf(a.entry.user));
   });
 
+  describe('a service or team by name (one call for "who is on call for payments?")', () => {
+    /** The requests a call sent, as `METHOD path?query` lines. */
+    const lines = (sent: { method: string; path: string; query: [string, string][] }[]) =>
+      sent.map((r) => `${r.method} ${r.path}${r.query.length ? `?${new URLSearchParams(r.query).toString()}` : ''}`);
+
+    it('a name (any case, or a part of it) is looked up with the list\'s query, once, and answers as the service\'s ID does', async () => {
+      const matches = (await platform('/services?query=payments')).services as Json[];
+      assert.equal(matches.length, 1, 'the sandbox has one service named like "payments"');
+      const service = matches[0] as Json;
+      const byName = await run('IncidentOps.WhoIsOnCall', { service_id: 'payments' });
+      assert.equal(byName.isError, false, JSON.stringify(byName.data));
+      assert.equal(byName.data.service, `${String(service.name)} (${String(service.id)})`);
+      const byId = await run('IncidentOps.WhoIsOnCall', { service_id: String(service.id) });
+      assert.deepEqual(byName.data.escalation_policies, byId.data.escalation_policies);
+      // Not ID-shaped: no GET /services/payments; one page of search results, then the on-call question.
+      assert.deepEqual(new Set(byName.sent.map((r) => r.method)), new Set(['GET']));
+      assert.deepEqual(lines(byName.sent).filter((line) => !line.startsWith('GET /oncalls')), ['GET /services?query=payments&limit=100']);
+      assert.equal(byName.sent.filter((r) => r.path === '/oncalls').length, 1);
+      // An ID is asked for by ID: no search.
+      assert.deepEqual(lines(byId.sent).filter((line) => !line.startsWith('GET /oncalls')), [`GET /services/${String(service.id)}`]);
+    });
+
+    it('a team by name; a name shaped like an ID that no team has falls back to the name search', async () => {
+      const team = ((await platform('/teams?query=Mobile')).teams as Json[]).find((t) => t.name === 'Mobile') as Json;
+      assert.ok(team);
+      const byId = await run('IncidentOps.WhoIsOnCall', { team_id: String(team.id) });
+      for (const value of ['mobile', 'MOBILE']) {
+        const result = await run('IncidentOps.WhoIsOnCall', { team_id: value });
+        assert.equal(result.isError, false, JSON.stringify(result.data));
+        assert.equal(result.data.team, `Mobile (${String(team.id)})`);
+        assert.equal(result.data.team_policies, byId.data.team_policies);
+        assert.deepEqual(result.data.escalation_policies, byId.data.escalation_policies);
+        assert.deepEqual(new Set(result.sent.map((r) => r.method)), new Set(['GET']));
+        const lookups = lines(result.sent).filter((line) => line.startsWith('GET /teams'));
+        assert.deepEqual(lookups, value === 'MOBILE' ? ['GET /teams/MOBILE', 'GET /teams?query=MOBILE&limit=100'] : ['GET /teams?query=mobile&limit=100']);
+      }
+    });
+
+    it('a name matching several is an error naming the parameter and listing each as "Name (ID)"; nothing more is asked', async () => {
+      for (const [parameter, value, list] of [
+        ['service_id', 'pipeline', 'services'],
+        ['team_id', 'in', 'teams'],
+      ] as const) {
+        const expected = ((await platform(`/${list}?query=${value}&limit=100`))[list] as Json[]).map((r) => `${String(r.name)} (${String(r.id)})`);
+        assert.ok(expected.length >= 2, `${value}: ${JSON.stringify(expected)}`);
+        const result = await run('IncidentOps.WhoIsOnCall', { [parameter]: value });
+        assert.equal(result.isError, true);
+        assert.equal(result.data.kind, 'invalid_input');
+        assert.match(String(result.data.message), new RegExp(`^${parameter} "${value}" matches ${expected.length} ${list}`));
+        assert.deepEqual((result.data.issues as { parameter: string }[]).map((i) => i.parameter), [parameter]);
+        assert.deepEqual((result.data.platform_details as Json).candidates, expected);
+        // The names are platform text: the error is marked as data.
+        assert.equal(typeof JSON.parse((result.raw.content[0] as { text: string }).text).error.untrusted_text_notice, 'string');
+        assert.deepEqual(lines(result.sent), [`GET /${list}?${new URLSearchParams({ query: value, limit: '100' }).toString()}`]);
+      }
+    });
+
+    it('a name matching nothing says so and how to list them; a name with a slash is only ever a query value', async () => {
+      for (const [parameter, value, tool] of [
+        ['service_id', 'no such service', 'IncidentOps.ListServices'],
+        ['team_id', 'Checkout / ../users', 'IncidentOps.ListTeams'],
+        ['service_id', 'PNOPE00', 'IncidentOps.ListServices'],
+      ] as const) {
+        const result = await run('IncidentOps.WhoIsOnCall', { [parameter]: value });
+        assert.equal(result.isError, true);
+        assert.equal(result.data.kind, 'not_found');
+        assert.ok(String(result.data.message).includes(`"${value}" (${parameter})`), String(result.data.message));
+        assert.ok(String(result.data.next_step).includes(tool), String(result.data.next_step));
+        assert.deepEqual(new Set(result.sent.map((r) => r.method)), new Set(['GET']));
+        assert.ok(result.sent.every((r) => !r.path.includes('users') && r.path !== '/oncalls'), JSON.stringify(lines(result.sent)));
+        assert.ok(result.sent.length <= 2, JSON.stringify(lines(result.sent)));
+      }
+    });
+
+    it('one exact name (any case) wins over partial matches; the search reads one page only', async () => {
+      const scripted = scriptedFetch((url) => {
+        const path = url.pathname.replace(/^\/incidentops/, '');
+        if (path === '/services') {
+          const services = ['Payments API', 'payments', `Payments Legacy ${'x'.repeat(5000)}`].map((name, i) => ({ id: `PSVC${i}`, name, escalation_policy: { id: 'PEP1', summary: 'EP' } }));
+          return jsonResponse(200, { services, limit: 100, offset: 0, more: true });
+        }
+        if (path === '/oncalls') return jsonResponse(200, { oncalls: [], limit: 100, offset: 0, more: false });
+        return jsonResponse(404, { error: { message: 'Not Found', code: 2100 } });
+      });
+      const scriptedServer = incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: scripted.fetch });
+      const result = await callTool(scriptedServer, 'IncidentOps.WhoIsOnCall', { service_id: 'Payments' });
+      assert.equal(result.isError, false, JSON.stringify(result.data));
+      assert.equal(result.data.service, 'payments (PSVC1)');
+      assert.deepEqual(scripted.calls.map((c) => c.url.pathname.replace(/^\/incidentops/, '')), ['/services', '/oncalls']);
+      assert.equal(scripted.calls[1]?.url.searchParams.get('escalation_policy_ids[]'), 'PEP1');
+      // Without an exact name, the three are candidates, and more exist beyond the page.
+      const ambiguous = await callTool(scriptedServer, 'IncidentOps.WhoIsOnCall', { service_id: 'pay' });
+      assert.equal(ambiguous.isError, true);
+      assert.match(String(ambiguous.data.message), /matches 3 or more services/);
+      const candidates = (ambiguous.data.platform_details as { candidates: string[] }).candidates;
+      assert.deepEqual(candidates.slice(0, 2), ['Payments API (PSVC0)', 'payments (PSVC1)']);
+      assert.match(candidates[2] as string, /^Payments Legacy x+… \(PSVC2\)$/);
+      assert.ok((candidates[2] as string).length <= 100 + ' (PSVC2)'.length, 'a long platform name is cut');
+      assert.match(String(ambiguous.data.next_step), /IncidentOps\.ListServices with query/);
+      assert.equal(scripted.calls.filter((c) => c.url.pathname.endsWith('/services')).length, 2, 'one page per call');
+    });
+  });
+
   const refused: [Json, string, RegExp][] = [
     [{}, 'service_id', /exactly one of service_id, team_id, schedule_id, escalation_policy_id \(got none\)/],
     [{ service_id: 'PABC', team_id: 'PDEF' }, 'team_id', /exactly one .*got service_id and team_id/],
     [{ service_id: 'PABC', at: 'tomorrow' }, 'at', /ISO 8601/],
     [{ service_id: 'PABC', at: '2099-01-01T00:00:00Z' }, 'at', /at most 75 days in the future/],
     [{ service_id: 'PABC', time_zone: 'Mars/Olympus' }, 'time_zone', /IANA/],
-    [{ service_id: '../users' }, 'service_id', /ID/],
+    [{ schedule_id: '../users' }, 'schedule_id', /ID/],
     [{ schedule_id: 'PABC', when: 'now' }, 'when', /unknown parameter/],
   ];
   for (const [args, parameter, problem] of refused) {
@@ -393,8 +496,8 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
       const direct = async (path: string) =>
         (await (await fetch(`${fixed.incidentops.baseUrl}${path}`, { headers: { Authorization: `Bearer ${fixed.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' } })).json()) as Json;
 
-      // On call: find the service (both paths), then the best contract plan is one on-call query
-      // over a window long enough to show every level's next shift (now .. a week ahead).
+      // On call. Contract plan: find the service, then one on-call query over a window long enough
+      // to show every level's next shift (now .. a week ahead). Task tool: the service by name.
       const services = await callTool(at, 'IncidentOps.ListServices', { query: 'payments' });
       const service = (services.data.services as Json[])[0] as Json;
       const policyId = String((service.escalation_policy as Json).id);
@@ -404,7 +507,7 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
         contractOnCall.push(page);
         more = page.data.more === true;
       }
-      const taskOnCall = [services, await callTool(at, 'IncidentOps.WhoIsOnCall', { service_id: String(service.id) })];
+      const taskOnCall = [await callTool(at, 'IncidentOps.WhoIsOnCall', { service_id: 'payments' })];
 
       // Incident: the newest resolved one (a whole story). Contract plan: GetIncident, the account
       // feed (no incident filter) over the incident's lifetime, who is on call for its policy.
@@ -435,7 +538,9 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
         assert.ok(figure.taskTokens < 0.45 * figure.contractTokens, JSON.stringify(figure));
         assert.ok(figure.taskCalls <= figure.contractCalls, JSON.stringify(figure));
       }
+      assert.equal(figures.onCall.taskCalls, 1);
       assert.equal(figures.incident.taskCalls, 1);
+      assert.equal(idOf(taskOnCall[0]?.data.service), service.id, 'the name found the service the contract plan found');
     } finally {
       await fixed.close();
     }

@@ -1,0 +1,137 @@
+/** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
+import { isRecord } from '../../core/json.js';
+import type { ToolContext } from '../../core/tool.js';
+import type { IncidentOpsDeps } from '../deps.js';
+import { named, onCallLevels } from '../oncall-levels.js';
+import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';
+
+type Json = Record<string, unknown>;
+
+/** The newest alerts shown; the count covers all of them. */
+const NEWEST_ALERTS = 5;
+/** Lines of an alert's details shown, each at most DETAIL_LINE_CHARS. */
+const DETAIL_LINES = 3;
+const DETAIL_LINE_CHARS = 120;
+/** Platform text that is one line (titles, summaries) is cut here. */
+const LINE_CHARS = 300;
+const NOTES_SHOWN = 10;
+const NOTE_CHARS = 600;
+/** Key events shown: the first few and the latest ones, with a count of those between. */
+const TIMELINE_FIRST = 10;
+const TIMELINE_LAST = 30;
+/** Log entries read at most: key events of a very long incident beyond these are left out. */
+const MAX_LOG_ENTRIES = 1000;
+
+/** Plain text cut to `max` characters, on one line. */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** An alert's details (an object or text) as its first few lines. */
+function detailLines(body: unknown): string | undefined {
+  const details = isRecord(body) ? body.details : undefined;
+  const lines =
+    typeof details === 'string'
+      ? details.split('\n')
+      : isRecord(details)
+        ? Object.entries(details).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        : [];
+  const shown = lines.map((line) => oneLine(line, DETAIL_LINE_CHARS)).filter(Boolean).slice(0, DETAIL_LINES);
+  return shown.length ? shown.join('; ') : undefined;
+}
+
+function shapeAlert(alert: Json): { id: string } & Json {
+  return {
+    id: String(alert.id),
+    ...pickStrings(alert, ['created_at', 'severity', 'status']),
+    ...(typeof alert.summary === 'string' ? { summary: oneLine(alert.summary, LINE_CHARS) } : {}),
+    ...(detailLines(alert.body) ? { details: detailLines(alert.body) } : {}),
+  };
+}
+
+function pickStrings(source: Json, keys: readonly string[]): Json {
+  return Object.fromEntries(keys.filter((key) => typeof source[key] === 'string').map((key) => [key, source[key]]));
+}
+
+function noteLine(note: Json): string {
+  const author = named(note.user) ?? 'unknown author';
+  return `${String(note.created_at ?? '')} ${author}: ${oneLine(typeof note.content === 'string' ? note.content : '', NOTE_CHARS)}`;
+}
+
+function eventLine(entry: Json): string {
+  const kind = typeof entry.type === 'string' ? entry.type.replace(/_log_entry$/, '') : 'event';
+  const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, LINE_CHARS) : '';
+  return `${String(entry.created_at ?? '')} ${kind}: ${summary}`;
+}
+
+function time(value: unknown): number {
+  return typeof value === 'string' ? Date.parse(value) : Number.NaN;
+}
+
+export async function getIncidentContext(args: GetIncidentContextArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<GetIncidentContextResult> {
+  const label = `incident "${args.incident_id}"`;
+  let steps = 0;
+  const step = (what: string) => progress(++steps, 5, what);
+  const getIncident = deps.api.getOne('/incidents/{id}', { id: args.incident_id }, 'incident', signal, label).finally(() => step('Read the incident'));
+  // An incident number works only for the incident itself: its parts are asked for by ID.
+  const byNumber = /^\d+$/.test(args.incident_id);
+  const partsOf = (id: string) => {
+    const pathParams = { id };
+    return Promise.all([
+      deps.api.listPage('/incidents/{id}/alerts', 'alerts', { sort_by: 'created_at:desc', limit: NEWEST_ALERTS, total: true }, signal, pathParams, label).finally(() => step('Read the alerts')),
+      deps.api.listPage('/incidents/{id}/notes', 'notes', {}, signal, pathParams, label).finally(() => step('Read the notes')),
+      deps.api
+        .listAll('/incidents/{id}/log_entries', 'log_entries', { is_overview: true }, signal, { pathParams, resourceLabel: label, maxItems: MAX_LOG_ENTRIES })
+        .finally(() => step('Read the timeline')),
+    ]);
+  };
+  const early = byNumber ? undefined : partsOf(args.incident_id);
+  // If the incident itself fails, that is the error reported; its parts' failure must not go unhandled.
+  early?.catch(() => undefined);
+  const incident = await getIncident;
+  const policyId = isRecord(incident.escalation_policy) && typeof incident.escalation_policy.id === 'string' ? incident.escalation_policy.id : undefined;
+  const onCalls = policyId
+    ? deps.api.listAll('/oncalls', 'oncalls', { 'escalation_policy_ids[]': [policyId] }, signal, { maxItems: 1000 }).finally(() => step('Read who is on call'))
+    : Promise.resolve({ items: [], truncated: false });
+  const [[alerts, notes, log], oncalls] = await Promise.all([early ?? partsOf(String(incident.id)), onCalls]);
+
+  const counts = isRecord(incident.alert_counts) ? incident.alert_counts : {};
+  const events = log.items.slice().sort((a, b) => time(a.created_at) - time(b.created_at)).map(eventLine);
+  const timeline =
+    events.length > TIMELINE_FIRST + TIMELINE_LAST
+      ? [...events.slice(0, TIMELINE_FIRST), `… ${events.length - TIMELINE_FIRST - TIMELINE_LAST} more key events …`, ...events.slice(-TIMELINE_LAST)]
+      : events;
+  if (log.truncated) timeline.push(`… key events after the first ${MAX_LOG_ENTRIES} are not shown: see IncidentOps.ListLogEntries.`);
+  const sortedNotes = notes.items.slice().sort((a, b) => time(b.created_at) - time(a.created_at));
+  const noteLines = sortedNotes.slice(0, NOTES_SHOWN).map(noteLine);
+  if (sortedNotes.length > NOTES_SHOWN) noteLines.push(`… ${sortedNotes.length - NOTES_SHOWN} older notes`);
+  const onCallNow = onCallLevels(oncalls.items, deps.now().getTime(), false).flatMap((policy) =>
+    policy.levels.map(
+      (level) =>
+        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${who.until}` : ''}`)).join(', ')}`,
+    ),
+  );
+  const assignees = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord).map((a) => named(a.assignee)).filter((who): who is string => who !== undefined) : [];
+  return {
+    incident: {
+      id: String(incident.id),
+      ...(typeof incident.incident_number === 'number' ? { number: incident.incident_number } : {}),
+      ...(typeof incident.title === 'string' ? { title: oneLine(incident.title, 2 * LINE_CHARS) } : {}),
+      ...pickStrings(incident, ['status', 'urgency', 'created_at', 'resolved_at']),
+      ...(named(incident.priority) ? { priority: named(incident.priority) } : {}),
+      ...(named(incident.service) ? { service: named(incident.service) } : {}),
+      ...(named(incident.escalation_policy) ? { escalation_policy: named(incident.escalation_policy) } : {}),
+      ...(assignees.length ? { assigned_to: assignees } : {}),
+      ...pickStrings(incident, ['html_url']),
+    },
+    alerts: {
+      ...(typeof alerts.total === 'number' ? { count: alerts.total } : typeof counts.all === 'number' ? { count: counts.all } : {}),
+      ...(typeof counts.triggered === 'number' ? { triggered: counts.triggered } : {}),
+      newest: alerts.items.map(shapeAlert),
+    },
+    notes: noteLines,
+    timeline,
+    on_call_now: onCallNow,
+  };
+}
