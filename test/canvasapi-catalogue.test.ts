@@ -4,7 +4,7 @@
  * Each reference-based check skips with a clear message when its file is absent.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { canvasApiCatalogue, contractDefaultsNotApplied } from '../src/canvasapi/catalogue.js';
 import { CANVASAPI_INSTRUCTIONS } from '../src/canvasapi/index.js';
@@ -197,6 +197,42 @@ describe('CanvasApi catalogue: shape', () => {
     assert.ok(copy.params.some((p) => p.to === 'query:copy_from'));
     assert.equal(get('CanvasApi.ResetUserSessions').params[0]?.to, 'query:email');
     assert.ok(get('CanvasApi.CreateBoardExportJob').params.some((p) => p.to === 'query:request_id' && p.required));
+  });
+});
+
+describe('CanvasApi catalogue: one file per toolset', () => {
+  // The compiled files beside this build's catalogue.js: every entry module, with no list to keep.
+  const folder = new URL('../src/canvasapi/catalogue/', import.meta.url);
+  const loadFiles = async () =>
+    Promise.all(
+      readdirSync(folder)
+        .filter((file) => file.endsWith('.js'))
+        .map(async (file) => ({ file: file.replace(/\.js$/, ''), exports: (await import(new URL(file, folder).href)) as Record<string, Record<string, CanvasToolEntry>> })),
+    );
+
+  it('keeps each entry in its toolset\'s file, under its short name', async () => {
+    const files = await loadFiles();
+    assert.ok(files.length >= new Set(canvasApiCatalogue.map((e) => e.toolset)).size, 'a file per toolset at least');
+    for (const { file, exports } of files) {
+      const camelName = file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+      assert.deepEqual(Object.keys(exports), [camelName], `${file}.js exports one object, named after the file`);
+      for (const [key, entry] of Object.entries(exports[camelName]!)) {
+        assert.equal(key, shortName(entry), `${file}.js: ${entry.name} is keyed by its short name`);
+        assert.ok(file === entry.toolset || file.startsWith(`${entry.toolset}-`), `${entry.name} has toolset ${entry.toolset} but is in ${file}.ts`);
+      }
+    }
+  });
+
+  it('lists every entry of every file exactly once, each file in the contract order', async () => {
+    const defined = (await loadFiles()).flatMap(({ exports }) => Object.values(exports).map((entries) => Object.values(entries)));
+    const listed = new Set(canvasApiCatalogue);
+    assert.equal(listed.size, canvasApiCatalogue.length, 'no entry is listed twice');
+    assert.equal(defined.flat().length, canvasApiCatalogue.length, 'as many entries defined as listed');
+    for (const entries of defined) {
+      for (const entry of entries) assert.ok(listed.has(entry), `${entry.name} is listed in catalogue.ts`);
+      const positions = entries.map((entry) => canvasApiCatalogue.indexOf(entry));
+      assert.deepEqual(positions, [...positions].sort((a, b) => a - b), `a file keeps its entries in the contract's order: ${entries.map(shortName).join(', ')}`);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The shape of one CanvasApi catalogue entry. The 139 tools are data of this shape
- * (catalogue.ts); one generic handler (handler.ts) executes any of them.
+ * (catalogue/<toolset>.ts, listed by catalogue.ts); one generic handler (handler.ts) executes
+ * any of them.
  */
 import type { HttpMethod } from '../core/upstream.js';
 

@@ -1,0 +1,95 @@
+/**
+ * The `connectors` toolset: lines between items.
+ * Entries are keyed by the tool's short name, in the contract's order; catalogue.ts lists them all.
+ */
+import type { CanvasToolEntry } from '../catalogue-types.js';
+
+export const connectors = {
+  AddConnectorToBoard: {
+    name: 'CanvasApi.AddConnectorToBoard',
+    title: 'Add connector',
+    description: 'Draws a line between two existing items (not frames).',
+    toolset: 'connectors',
+    effect: 'create',
+    method: 'POST',
+    path: '/v2/boards/{board_id}/connectors',
+    params: [
+      { name: 'mode', type: 'string', required: true, to: 'tool', enum: ['get_request_schema', 'execute'], description: 'Schema first' },
+      { name: 'board_unique_id', type: 'string', required: false, to: 'path:board_id', requiredForExecute: true, description: 'The board ID' },
+      { name: 'request_body', type: 'string', required: false, to: 'body', requiredForExecute: true, description: 'JSON string or object' },
+    ],
+    success: [200],
+    plan: 'all',
+    scope: 'boards:write',
+    requestSchema: 'AddConnectorToBoard',
+  },
+  GetBoardConnectors: {
+    name: 'CanvasApi.GetBoardConnectors',
+    title: 'List connectors',
+    description: "Lists a board's connectors.",
+    toolset: 'connectors',
+    effect: 'read',
+    method: 'GET',
+    path: '/v2/boards/{board_id}/connectors',
+    params: [
+      { name: 'board_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
+      { name: 'pagination_cursor', type: 'string', required: false, to: 'query:cursor', description: 'From next_page' },
+      { name: 'result_limit', type: 'string', required: false, to: 'query:limit', format: 'integer-text', min: 10, max: 50, description: 'Page size 10-50' },
+    ],
+    success: [200],
+    pagination: 'cursor',
+    plan: 'all',
+    scope: 'boards:read',
+  },
+  RetrieveBoardConnectorInfo: {
+    name: 'CanvasApi.RetrieveBoardConnectorInfo',
+    title: 'Get connector',
+    description: 'Reads one connector.',
+    toolset: 'connectors',
+    effect: 'read',
+    method: 'GET',
+    path: '/v2/boards/{board_id}/connectors/{connector_id}',
+    params: [
+      { name: 'board_unique_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
+      { name: 'connector_unique_id', type: 'string', required: true, to: 'path:connector_id', description: 'The connector ID' },
+    ],
+    success: [200],
+    plan: 'all',
+    scope: 'boards:read',
+  },
+  UpdateConnectorOnBoard: {
+    name: 'CanvasApi.UpdateConnectorOnBoard',
+    title: 'Update connector',
+    description: 'Updates a connector.',
+    toolset: 'connectors',
+    effect: 'update',
+    method: 'PATCH',
+    path: '/v2/boards/{board_id}/connectors/{connector_id}',
+    params: [
+      { name: 'mode', type: 'string', required: true, to: 'tool', enum: ['get_request_schema', 'execute'], description: 'Schema first' },
+      { name: 'board_identifier', type: 'string', required: false, to: 'path:board_id', requiredForExecute: true, description: 'The board ID' },
+      { name: 'connector_identifier', type: 'string', required: false, to: 'path:connector_id', requiredForExecute: true, description: 'The connector ID' },
+      { name: 'request_body', type: 'string', required: false, to: 'body', requiredForExecute: true, description: 'JSON string or object' },
+    ],
+    success: [200],
+    plan: 'all',
+    scope: 'boards:write',
+    requestSchema: 'UpdateConnectorOnBoard',
+  },
+  DeleteBoardConnector: {
+    name: 'CanvasApi.DeleteBoardConnector',
+    title: 'Delete connector',
+    description: 'Deletes a connector.',
+    toolset: 'connectors',
+    effect: 'delete',
+    method: 'DELETE',
+    path: '/v2/boards/{board_id}/connectors/{connector_id}',
+    params: [
+      { name: 'board_unique_identifier', type: 'string', required: true, to: 'path:board_id', description: 'The board ID' },
+      { name: 'connector_id', type: 'string', required: true, to: 'path:connector_id', description: 'The connector ID' },
+    ],
+    success: [204],
+    plan: 'all',
+    scope: 'boards:write',
+  },
+} satisfies Record<string, CanvasToolEntry>;

@@ -1,0 +1,88 @@
+/**
+ * The fuzzy component of a user's confidence: fuse.js's scoring model (see user-matching.ts),
+ * computed with a bit-parallel edit distance.
+ */
+import { normalizeText } from './text.js';
+import { UserIndex, type Entry, type MatchCandidate } from './user-index.js';
+
+const FUZZY_WEIGHT = 0.6;
+const FUZZY_THRESHOLD = 0.45;
+/**
+ * Fuzzy matching runs for queries up to this many characters (one machine word of the bit-parallel
+ * edit distance; fuse.js's bitap limit too). A longer query is no typo'd fragment of a name; the
+ * name-token and e-mail evidence still rank it.
+ */
+export const MAX_FUZZY_QUERY_CHARS = 32;
+
+/**
+ * The query prepared for the fuzzy component: bit masks of the query's characters (Myers' bit-
+ * parallel approximate matching; one 32-bit word, so queries up to 32 characters).
+ */
+export class FuzzyQuery {
+  private readonly peq = new Int32Array(0x10000);
+  private readonly last: number;
+  readonly maxEdits: number;
+
+  constructor(readonly q: string) {
+    for (let i = 0; i < q.length; i++) {
+      const c = q.charCodeAt(i);
+      this.peq[c] = this.peq[c]! | (1 << i);
+    }
+    this.last = 1 << (q.length - 1);
+    this.maxEdits = Math.floor(FUZZY_THRESHOLD * q.length + 1e-9);
+  }
+
+  /** Fewest edits turning the query into some substring of `text`. */
+  distance(text: string): number {
+    const m = this.q.length;
+    let pv = -1;
+    let mv = 0;
+    let score = m;
+    let best = m;
+    for (let j = 0; j < text.length; j++) {
+      const eq = this.peq[text.charCodeAt(j)]!;
+      const xv = eq | mv;
+      const xh = ((((eq & pv) + pv) | 0) ^ pv) | eq;
+      let ph = mv | ~(xh | pv);
+      let mh = pv & xh;
+      if (ph & this.last) score++;
+      else if (mh & this.last) score--;
+      ph <<= 1;
+      mh <<= 1;
+      pv = mh | ~(xv | ph);
+      mv = ph & xv;
+      if (score < best) {
+        best = score;
+        if (best === 0) break;
+      }
+    }
+    return best;
+  }
+
+  /** fuse.js's score of one field: 0 for the whole field, else edits / length (>= 0.001), or undefined past the threshold. */
+  fieldScore(text: string): number | undefined {
+    if (text === this.q) return 0;
+    if (text.includes(this.q)) return 0.001;
+    if (text.length + this.maxEdits < this.q.length) return undefined;
+    const d = this.distance(text);
+    return d <= this.maxEdits ? Math.max(0.001, d / this.q.length) : undefined;
+  }
+}
+
+/** fuse.js's combination of matched fields (weight 1/2 each), as a confidence component. */
+export function fuzzyScore(fq: FuzzyQuery, e: Entry<unknown>): [number, 'name' | 'email'] | undefined {
+  const name = fq.fieldScore(e.name);
+  const email = fq.fieldScore(e.email);
+  if (name === undefined && email === undefined) return undefined;
+  let total = 1;
+  if (name !== undefined) total *= Math.pow(name === 0 ? Number.EPSILON : name, 0.5 * e.nameNorm);
+  if (email !== undefined) total *= Math.pow(email === 0 ? Number.EPSILON : email, 0.5 * e.emailNorm);
+  return [FUZZY_WEIGHT * (1 - total), name !== undefined ? 'name' : 'email'];
+}
+
+/** @internal The fuzzy component for one user (tests compare it with fuse.js itself). */
+export function fuzzyComponent(query: string, user: MatchCandidate): [number, 'name' | 'email'] | undefined {
+  const q = normalizeText(query);
+  if (q.length === 0 || q.length > MAX_FUZZY_QUERY_CHARS) return undefined;
+  return fuzzyScore(new FuzzyQuery(q), new UserIndex([user]).entries[0]!);
+}
