@@ -43,7 +43,9 @@ interface Client {
 function probe(label: string, command: string): Client {
   const bin = path.join(CLIENTS_BIN, command);
   if (!existsSync(bin)) return { label, bin, problem: `${label} is not installed in .cache/real-clients/ (run \`node scripts/install-real-clients.mjs\`; .ci/run does)` };
-  const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } });
+  const home = mkdtempSync(path.join(tmpdir(), 'real-client-probe-'));
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: home } });
+  rmSync(home, { recursive: true, force: true });
   if (version.status !== 0) {
     const why = version.error?.message ?? (version.stderr.trim().split('\n').at(-1) || `exit code ${version.status}`);
     return { label, bin, problem: `${label} in .cache/real-clients/ cannot start: ${why}` };
