@@ -249,6 +249,9 @@ function claudeEnv(standIn: ModelStandIn): Record<string, string> {
     // With tool search (its default past a share of the context) Claude Code sends MCP tools only
     // by name, deferred; off, it sends every tool's full definition, which the model API checks.
     ENABLE_TOOL_SEARCH: 'false',
+    // Headless, Claude Code otherwise starts the first turn without a server still starting (one
+    // that took 6 s was left out); this makes it wait, as a slow CI machine needs.
+    MCP_CONNECTION_NONBLOCKING: 'false',
   };
 }
 
