@@ -369,7 +369,7 @@ describe('real clients against the servers', { timeout: 180_000 }, () => {
     const command = documented[0]!.replace('http://127.0.0.1:3000', origin).replace('<server key>', key.stdout.trim());
     assert.doesNotMatch(command, /<[^>]+>|:3000\b/, 'only the address and the key are filled in');
     const added = await shell(command, where);
-    assert.equal(added.code, 0, `claude mcp add --transport http: ${added.stdout}${added.stderr}`);
+    assert.equal(added.code, 0, `claude mcp add --transport http: ${added.stdout}${added.stderr}`.replaceAll(key.stdout.trim(), '<server key>'));
     const tool = 'mcp__canvasapi__GetAccessTokenInfo';
     const standIn = await startModelStandIn((names) => names.find((name) => name === tool));
     cleanup.push(() => standIn.close());

@@ -85,7 +85,12 @@ function geminiAnswer(body: Json, request: ModelRequest, form: 'json' | 'json-ar
   );
   const last = list(body.contents).at(-1);
   const lastParts = isObject(last) ? list(last.parts) : [];
-  request.toolResults = lastParts.flatMap((part) => (isObject(part) && isObject(part.functionResponse) ? [JSON.stringify(part.functionResponse.response)] : []));
+  // Gemini CLI wraps a tool's text as { output: text }; anything else is kept as JSON.
+  request.toolResults = lastParts.flatMap((part) => {
+    if (!isObject(part) || !isObject(part.functionResponse)) return [];
+    const response = part.functionResponse.response;
+    return [isObject(response) && typeof response.output === 'string' ? response.output : JSON.stringify(response)];
+  });
   const tool = request.toolResults.length === 0 ? pickTool(request.toolNames) : undefined;
   request.calledTool = tool;
   const parts = tool ? [{ functionCall: { name: tool, args: {} } }] : [{ text: FINAL_TEXT }];
