@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/**
+ * Installs the agent clients that test/real-clients.test.ts drives, Claude Code and Gemini CLI, at
+ * the versions pinned in test/real-clients/ (package.json and its lockfile), into
+ * .cache/real-clients/ (gitignored). `.ci/run` calls it before `npm test`; by hand:
+ * `node scripts/install-real-clients.mjs`. Without them the test skips, saying so.
+ *
+ * Why not dev dependencies: together they are about 500 MB (Claude Code is a native binary per
+ * platform), which every `npm ci` would fetch, and `node_modules/.bin/claude` would shadow a
+ * developer's own. Claude Code 2.1.x declares `engines: node >= 22`, but only its installer runs on
+ * Node (a copy of the native binary, which works under Node 20): npm prints EBADENGINE and goes on.
+ *
+ * Idempotent: when every pinned package is installed at its version it does nothing. A failure is
+ * reported and leaves exit code 0, so that the rest of the suite still runs (the test then skips).
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const manifestDir = path.join(root, 'test', 'real-clients');
+const installDir = path.join(root, '.cache', 'real-clients');
+const say = (message) => process.stderr.write(`real clients: ${message}\n`);
+
+/** Every package the lockfile pins directly is installed at that version, from this very lockfile. */
+function upToDate() {
+  const lockText = readFileSync(path.join(manifestDir, 'package-lock.json'), 'utf8');
+  const installedLock = path.join(installDir, 'package-lock.json');
+  if (!existsSync(installedLock) || readFileSync(installedLock, 'utf8') !== lockText) return false;
+  const lock = JSON.parse(lockText);
+  for (const name of Object.keys(lock.packages?.['']?.dependencies ?? {})) {
+    const wanted = lock.packages[`node_modules/${name}`]?.version;
+    const manifest = path.join(installDir, 'node_modules', name, 'package.json');
+    if (!wanted || !existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).version !== wanted) return false;
+  }
+  return true;
+}
+
+if (upToDate()) {
+  say(`up to date in ${path.relative(root, installDir)}/`);
+  process.exit(0);
+}
+
+say(`installing Claude Code and Gemini CLI into ${path.relative(root, installDir)}/ (about 500 MB) ...`);
+mkdirSync(installDir, { recursive: true });
+for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(manifestDir, file), path.join(installDir, file));
+// The npm that runs this script when started by npm; plain `npm` from the PATH otherwise.
+const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
+const result = spawnSync(npm[0], [...npm.slice(1), 'ci', '--prefix', installDir, '--no-audit', '--no-fund', '--loglevel=error'], {
+  cwd: installDir,
+  stdio: 'inherit',
+  shell: npm.length === 1 && process.platform === 'win32',
+});
+if (result.status !== 0 || !upToDate()) {
+  say('installation FAILED; test/real-clients.test.ts will skip until this script succeeds.');
+  process.exit(0);
+}
+say('installed.');
