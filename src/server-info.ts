@@ -6,12 +6,12 @@
  * `src/servers.ts` gives the same entries fully loaded, for tests and benchmarks.
  */
 import { createRequire } from 'node:module';
-import type { FileTokenStore } from './core/auth/token-store.js';
+import type { FileTokenStore } from './core/signin/token-store.js';
 import type { SharedStore } from './core/store/store.js';
-import type { PlatformAuth } from './core/auth/platform-auth.js';
-import type { Credentials } from './core/auth/credentials.js';
+import type { PlatformAuth } from './core/signin/platform-auth.js';
+import type { Credentials } from './core/signin/credentials.js';
 import type { Logger } from './core/logger.js';
-import type { AnyToolServer } from './core/registry.js';
+import type { AnyToolServer } from './core/tools/registry.js';
 import { CANVASAPI_ENV } from './canvasapi/settings.js';
 import { INCIDENTOPS_ENV } from './incidentops/settings.js';
 import type { RunningSandbox } from './sandbox/server.js';

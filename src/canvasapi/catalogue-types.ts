@@ -2,7 +2,7 @@
  * The shape of one CanvasApi catalogue entry. The 139 tools are data of this shape
  * (catalogue.ts); one generic handler (handler.ts) executes any of them.
  */
-import type { HttpMethod } from '../core/upstream.js';
+import type { HttpMethod } from '../core/platform/upstream.js';
 
 export type CanvasToolset =
   | 'boards'

@@ -1,4 +1,4 @@
-import type { SkillText } from '../core/skills.js';
+import type { SkillText } from '../core/tools/skills.js';
 
 /** CanvasApi's workflows as MCP skills (served by core/skills.ts; loaded on the first connection). */
 export const CANVASAPI_SKILLS: readonly SkillText[] = [

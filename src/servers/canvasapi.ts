@@ -1,5 +1,5 @@
 /** The CanvasApi entry: how its server and sign-in are built from flags and environment. */
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { canvasApiAuth } from '../canvasapi/auth.js';
 import { createCanvasApiServer } from '../canvasapi/index.js';
 import { CANVASAPI_ENV, FULL_RECORDS_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';

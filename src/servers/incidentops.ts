@@ -1,5 +1,5 @@
 /** The IncidentOps entry: how its server and sign-in are built from flags and environment. */
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { incidentOpsAuth } from '../incidentops/auth.js';
 import { createIncidentOpsServer } from '../incidentops/index.js';
 import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettings, type IncidentOpsSettingsInput } from '../incidentops/settings.js';

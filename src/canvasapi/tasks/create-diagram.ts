@@ -8,7 +8,7 @@
  */
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import type { ToolContext } from '../../core/tool.js';
+import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { STICKY_COLORS, type CreateDiagramArgs } from './index.js';
 

@@ -4,8 +4,8 @@
  * imported on a tool's first call, so a start loads none of it.
  */
 import { z } from 'zod';
-import { cappedString, genericCap, pathId } from '../../core/schema.js';
-import type { ToolDefinition } from '../../core/tool.js';
+import { cappedString, genericCap, pathId } from '../../core/tools/schema.js';
+import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { newRequestId, type Logger } from '../logger.js';
+import { newRequestId, type Logger } from '../../logger.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 

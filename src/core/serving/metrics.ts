@@ -7,8 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import promClient from 'prom-client';
-import { observeToolCalls, type ToolCallEvent } from './registry.js';
-import { observeUpstream, type RateLimitWaitEvent, type UpstreamAnswerEvent } from './upstream.js';
+import { observeToolCalls, type ToolCallEvent } from '../tools/registry.js';
+import { observeUpstream, type RateLimitWaitEvent, type UpstreamAnswerEvent } from '../platform/upstream.js';
 
 export interface Metrics {
   /** The Prometheus text exposition of every metric. */

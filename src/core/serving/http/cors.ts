@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FULL_RECORDS_HEADER } from '../record-detail.js';
-import { CHOICE_SOURCES } from '../request-choices.js';
+import { FULL_RECORDS_HEADER } from '../../tools/record-detail.js';
+import { CHOICE_SOURCES } from '../../tools/request-choices.js';
 import { isAllowedOrigin, type AllowedOrigins } from './origins.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 

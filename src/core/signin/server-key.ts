@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { defaultCredentialsFile } from './auth/token-store.js';
+import { defaultCredentialsFile } from './token-store.js';
 
 export const SERVER_KEY_FILE_NAME = 'server-key';
 /** Keys shorter than this are refused (the HTTP server enforces the same minimum). */

@@ -6,8 +6,8 @@
  */
 import type Fuse from 'fuse.js';
 import { z } from 'zod';
-import { ToolError } from './errors.js';
-import { isRecord } from './json.js';
+import { ToolError } from '../errors.js';
+import { isRecord } from '../json.js';
 import { namesTool, styledName } from './names.js';
 import type { ToolView } from './registry.js';
 import { inputJsonSchema, listedTool, runTool } from './registry.js';

@@ -3,7 +3,7 @@
  * Past the budget the longest list in the result is cut at a record boundary, and the result
  * says where, how many records were left out and how to get them.
  */
-import { isRecord, type JsonObject } from './json.js';
+import { isRecord, type JsonObject } from '../json.js';
 
 /** Bytes of JSON text a result may have: about 15-20k tokens of typical JSON. */
 export const RESULT_BUDGET_BYTES = 60_000;

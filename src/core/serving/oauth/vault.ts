@@ -4,9 +4,9 @@
  * value copied to another user's slot does not decrypt as theirs. Platform tokens live only here
  * and in memory while a request uses them: they never go to an MCP client.
  */
-import type { Logger } from '../logger.js';
-import type { SharedStore } from '../store/store.js';
-import { decryptValue, encryptValue, generateStateKey, STATE_KEY_ENV, stateKeyFrom, stateKeyFromEnv, type StateKey } from '../store/sealed.js';
+import type { Logger } from '../../logger.js';
+import type { SharedStore } from '../../store/store.js';
+import { decryptValue, encryptValue, generateStateKey, STATE_KEY_ENV, stateKeyFrom, stateKeyFromEnv, type StateKey } from '../../store/sealed.js';
 
 /** What the server keeps of one user's sign-in to a platform. */
 export interface PlatformTokens {

@@ -1,7 +1,7 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { newRequestId, requestIdOf, tagRequest, type Logger } from './logger.js';
-import { toToolError, ToolError, type ToolErrorKind } from './errors.js';
+import { newRequestId, requestIdOf, tagRequest, type Logger } from '../logger.js';
+import { toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
 import { NAME_STYLES, namesTool, nearestTool, styledName, type NameStyle } from './names.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../logger.js';
-import type { SharedStore } from '../store/store.js';
+import type { Logger } from '../../logger.js';
+import type { SharedStore } from '../../store/store.js';
 
 /**
  * Something the server needs in order to serve (the shared store, the OAuth keys, ...). `check`

@@ -14,8 +14,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { errors as providerErrors } from 'oidc-provider';
-import type { Logger } from '../logger.js';
-import type { SharedStore } from '../store/store.js';
+import type { Logger } from '../../logger.js';
+import type { SharedStore } from '../../store/store.js';
 
 export interface AdmissionLimits {
   /** Registrations (POST /oauth/reg) per client address and window. */

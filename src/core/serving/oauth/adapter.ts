@@ -15,9 +15,9 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { errors as providerErrors } from 'oidc-provider';
-import type { Logger } from '../logger.js';
-import { decryptValue, encryptValue, SealedValueError, type StateKey } from '../store/sealed.js';
-import type { SharedStore } from '../store/store.js';
+import type { Logger } from '../../logger.js';
+import { decryptValue, encryptValue, SealedValueError, type StateKey } from '../../store/sealed.js';
+import type { SharedStore } from '../../store/store.js';
 import { RecordCache } from './record-cache.js';
 
 /** What oidc-provider stores per artefact (only the fields read here are named). */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 /** The four behaviour hints every tool states explicitly (none is left to client defaults). */
 export interface ToolHints {

@@ -27,11 +27,11 @@
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ConcurrencyLimiter } from './concurrency.js';
-import { isRecord, jsonText } from './json.js';
-import { ToolError, type ToolErrorDetails, type ToolErrorKind } from './errors.js';
-import { requestIdOf, silentLogger, type Logger } from './logger.js';
+import { isRecord, jsonText } from '../json.js';
+import { ToolError, type ToolErrorDetails, type ToolErrorKind } from '../errors.js';
+import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { fetchSend, nodeSend, raceAbort, type CappedBody, type HeaderLookup, type Send, type SendInit, type SentAnswer } from './http-send.js';
-import { rateLimitHolder } from './store/rate-limits.js';
+import { rateLimitHolder } from './rate-limits.js';
 
 export { raceAbort, type HeaderLookup } from './http-send.js';
 

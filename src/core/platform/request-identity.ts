@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PlatformTokens } from './oauth/vault.js';
+import type { PlatformTokens } from '../serving/oauth/vault.js';
 
 /**
  * Who a request acts for, carried through everything it awaits. Set over HTTP in OAuth mode

@@ -4,7 +4,7 @@
  * instructions"). Both servers mark it the same way: every result that carries platform data
  * starts with one notice, and the server instructions explain it once.
  */
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../json.js';
 
 export const UNTRUSTED_NOTICE_KEY = 'untrusted_text_notice';
 

@@ -2,19 +2,19 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 import { corsPolicy } from './http/cors.js';
 import { allowedOriginsFrom, isAllowedOrigin } from './http/origins.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
-import type { SharedStore } from './store/store.js';
-import { fullRecordsFromHeaders, withRequestedFullRecords } from './record-detail.js';
-import { runAs } from './request-identity.js';
-import { MIN_SERVER_KEY_LENGTH } from './server-key.js';
+import type { SharedStore } from '../store/store.js';
+import { fullRecordsFromHeaders, withRequestedFullRecords } from '../tools/record-detail.js';
+import { runAs } from '../platform/request-identity.js';
+import { MIN_SERVER_KEY_LENGTH } from '../signin/server-key.js';
 import type { OAuthLayer } from './oauth/layer.js';
-import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from './registry.js';
-import { CHOICE_SOURCES, requestViewOptions } from './request-choices.js';
-import { SelectionError } from './names.js';
+import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from '../tools/registry.js';
+import { CHOICE_SOURCES, requestViewOptions } from '../tools/request-choices.js';
+import { SelectionError } from '../tools/names.js';
 
 export interface HttpMount {
   /**

@@ -1,5 +1,5 @@
 import type { Skill, SkillSource, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 /** One workflow served as an MCP skill (SEP-2640): written as data in each server's skills.ts. */
 export interface SkillText {

@@ -1,5 +1,5 @@
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import { mcpServerFactory, viewFor, type AnyToolServer, type ViewOptions } from './registry.js';
+import { mcpServerFactory, viewFor, type AnyToolServer, type ViewOptions } from '../tools/registry.js';
 
 /**
  * Serves one tool server over stdio; both protocol eras (2025 `initialize` and 2026-07-28).

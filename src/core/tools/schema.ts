@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError, type InputIssue } from './errors.js';
+import { ToolError, type InputIssue } from '../errors.js';
 import { closest } from './suggest.js';
 
 export type JsonSchema = Record<string, unknown>;

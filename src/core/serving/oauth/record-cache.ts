@@ -5,8 +5,8 @@
  * (revocation, a used-up grant) over the store's pub/sub, and never longer than `recheckMs`, which
  * bounds how late a replica that missed the announcement learns of it.
  */
-import type { Logger } from '../logger.js';
-import type { SharedStore } from '../store/store.js';
+import type { Logger } from '../../logger.js';
+import type { SharedStore } from '../../store/store.js';
 
 /** Where a replica announces records that are gone or changed (their store keys, one per line). */
 export const RECORDS_GONE_CHANNEL = 'oauth:records-gone';

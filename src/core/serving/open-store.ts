@@ -4,7 +4,7 @@
  * chosen; this module itself imports nothing heavy.
  */
 import type { Logger } from '../logger.js';
-import { StoreUnavailableError, type SharedStore } from './store.js';
+import { StoreUnavailableError, type SharedStore } from '../store/store.js';
 
 export const STORE_ENV = {
   store: 'TOOLSERVERS_STORE',
@@ -40,10 +40,10 @@ export function storeChoice(flags: { store?: string; redisUrl?: string }, env: N
 /** Opens the chosen store: the embedded one at once, Redis once connected (or a StoreUnavailableError saying why not). */
 export async function openStore(choice: StoreChoice, logger: Logger): Promise<SharedStore> {
   if (choice.kind === 'memory') {
-    const { MemoryStore } = await import('./memory-store.js');
+    const { MemoryStore } = await import('../store/memory-store.js');
     return new MemoryStore();
   }
-  const [{ RedisStore }, { watchRateLimits }] = await Promise.all([import('./redis-store.js'), import('./rate-limits.js')]);
+  const [{ RedisStore }, { watchRateLimits }] = await Promise.all([import('../store/redis-store.js'), import('../platform/rate-limits.js')]);
   const store = await RedisStore.connect({ url: choice.redisUrl!, logger, ...(choice.keyPrefix !== undefined ? { keyPrefix: choice.keyPrefix } : {}) });
   // Subscribed before the first request, so that no hold published by another replica is missed.
   await watchRateLimits(store, logger);

@@ -16,12 +16,12 @@ import { createHash, createPrivateKey, hkdfSync, randomBytes, timingSafeEqual } 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import Provider, { errors as providerErrors } from 'oidc-provider';
-import type { PlatformAuth } from '../auth/platform-auth.js';
-import type { Logger } from '../logger.js';
+import type { PlatformAuth } from '../../signin/platform-auth.js';
+import type { Logger } from '../../logger.js';
 import { requestLog } from '../http/request-id.js';
-import type { RequestIdentity } from '../request-identity.js';
-import { StoreUnavailableError, type SharedStore } from '../store/store.js';
-import { stateKeyFrom } from '../store/sealed.js';
+import type { RequestIdentity } from '../../platform/request-identity.js';
+import { StoreUnavailableError, type SharedStore } from '../../store/store.js';
+import { stateKeyFrom } from '../../store/sealed.js';
 import { oauthRecords, sharedStoreAdapter, type RecordKeys } from './adapter.js';
 import { checkClientMetadata, createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.js';
 import { errorBody, PAGE_HEADERS, renderPage, sendConsentPage, sendErrorPage } from './pages.js';
@@ -452,7 +452,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
       // First visit: off to the platform's own sign-in and consent.
       const { auth } = target.mount;
       if (!auth.oauth.clientId) return sendErrorPage(res, 500, 'Sign-in not configured', `The server has no ${auth.name} OAuth client configured.`);
-      const { startWebSignIn } = await import('../auth/oauth.js');
+      const { startWebSignIn } = await import('../../signin/oauth.js');
       const redirectUri = `${publicUrl}${ISSUER_PATH}/callback`;
       const loginHint = typeof details.params.login_hint === 'string' ? details.params.login_hint : undefined;
       const started = await startWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId }, redirectUri, loginHint ? { login_hint: loginHint } : {});
@@ -536,7 +536,7 @@ export function createOAuthLayer(options: OAuthLayerOptions): OAuthLayer {
     const { auth } = mount;
     const next = (value: SignedIn | { error: string; description: string }) => records.set(signedInKey(pending.uid), value, SIGN_IN_TTL_MS);
     try {
-      const { finishWebSignIn } = await import('../auth/oauth.js');
+      const { finishWebSignIn } = await import('../../signin/oauth.js');
       const tokens = await finishWebSignIn({ ...auth.oauth, clientId: auth.oauth.clientId as string }, received, pending, { timeoutMs: 20_000 });
       const account = await auth.lookupAccount(tokens.accessToken);
       if (!account?.id) {

@@ -10,9 +10,9 @@
  * and never fail a request: each replica then still honours its own 429s.
  * Deadlines are wall-clock times: replicas need synchronised clocks (NTP), as usual.
  */
-import { currentIdentity } from '../request-identity.js';
+import { currentIdentity } from './request-identity.js';
 import { silentLogger, type Logger } from '../logger.js';
-import type { SharedStore } from './store.js';
+import type { SharedStore } from '../store/store.js';
 
 /** What an UpstreamClient needs (see `sharedRateLimit` in its options). */
 export interface SharedRateLimit {

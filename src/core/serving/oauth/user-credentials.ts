@@ -11,11 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Credentials } from '../auth/credentials.js';
-import type { PlatformAuth } from '../auth/platform-auth.js';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { currentIdentity, type RequestIdentity } from '../request-identity.js';
+import type { Credentials } from '../../signin/credentials.js';
+import type { PlatformAuth } from '../../signin/platform-auth.js';
+import { ToolError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { currentIdentity, type RequestIdentity } from '../../platform/request-identity.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
 
 /** Renew this long before expiry (at most half the token's lifetime). */
@@ -126,7 +126,7 @@ export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: L
   /** Sends the refresh grant and stores the rotated pair; called only while holding the user's renewal. */
   const refreshWith = async (key: string, current: PlatformTokens, owner: string): Promise<PlatformTokens> => {
     if (!current.refreshToken || !auth.oauth.clientId) throw signInAgain(auth.name, `The ${auth.name} sign-in has expired and cannot be renewed.`);
-    const { refreshTokenSet } = await import('../auth/oauth.js');
+    const { refreshTokenSet } = await import('../../signin/oauth.js');
     let next: PlatformTokens;
     try {
       const set = await refreshTokenSet(
