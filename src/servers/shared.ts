@@ -3,7 +3,8 @@ import type { Credentials } from '../core/signin/credentials.js';
 import { platformCredentials, type PlatformAuth } from '../core/signin/platform-auth.js';
 import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from '../core/signin/token-store.js';
 import type { Logger } from '../core/logger.js';
-import { SERVER_IDS, type BuildOptions } from '../server-info.js';
+import { SERVER_IDS } from '../server-descriptions.js';
+import type { BuildOptions } from '../server-info.js';
 
 /** The store of sign-ins used when none is given. */
 export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.env): FileTokenStore {

@@ -11,7 +11,8 @@ import { RESULT_BUDGET_BYTES } from '../../core/tools/result-budget.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
-import { READ_LIMITS, type ReadBoardArgs } from './index.js';
+import type { ReadBoardArgs } from './index.js';
+import { READ_LIMITS } from './vocabulary.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;

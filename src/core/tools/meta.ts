@@ -10,7 +10,8 @@ import { ToolError } from '../errors.js';
 import { isRecord } from '../json.js';
 import { namesTool, styledName } from './names.js';
 import type { ToolView } from './registry.js';
-import { inputJsonSchema, listedTool, runTool } from './registry.js';
+import { inputJsonSchema, listedTool } from './listing.js';
+import { runTool } from './run-tool.js';
 import type { AnyToolDefinition, ToolHints } from './tool.js';
 
 const LOCAL_READ: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -5,11 +5,16 @@ import { toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { fitResult } from './result-budget.js';
 import { metaTools } from './meta.js';
 import { NAME_STYLES, namesTool, nearestTool, styledName, type NameStyle } from './names.js';
-import { outputSchemaSaysSomething, parseArguments, SPELLING_INSTRUCTIONS, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
+import { SPELLING_INSTRUCTIONS } from './schema.js';
 import { skillsExtensionFor, type SkillText } from './skills.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
+import { listedTool, outputJsonSchema, restyle } from './listing.js';
+import { runTool } from './run-tool.js';
 import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
+
+export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
+export { runTool } from './run-tool.js';
 
 /** A tool server: a named set of tools plus the services its handlers share. */
 export interface ToolServer<Deps = unknown> {
@@ -92,26 +97,6 @@ export class ToolView {
   }
 }
 
-/** One tool's definition exactly as tools/list shows it. */
-export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName: string): Tool {
-  const listed: Tool = {
-    name: styledName(tool.name, style),
-    title: tool.title,
-    description: restyle(tool.description, style, serverName),
-    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
-  };
-  const output = outputJsonSchema(tool);
-  if (output) listed.outputSchema = output as Tool['outputSchema'];
-  listed.annotations = { ...tool.hints };
-  return listed;
-}
-
-/** Tool names inside texts follow the view's style, so an agent never sees a name it cannot call. */
-function restyle(text: string, style: NameStyle, serverName: string): string {
-  if (style === 'contract') return text;
-  return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), style === 'underscore' ? `${serverName}_` : '');
-}
-
 function metaInstructions(view: ToolView): string {
   const [find, describe, call] = view.listing.map((tool) => tool.name);
   return `This connection lists only meta tools: find tools with ${find}, read one's parameters with ${describe}, then run it with ${call}${view.listing.length > 3 ? ` (or ${view.listing[3]?.name})` : ''}.`;
@@ -124,21 +109,6 @@ export function listTools(server: AnyToolServer, options: ViewOptions = {}): Too
 
 export function findTool<Deps>(server: ToolServer<Deps>, name: string): AnyToolDefinition<Deps> | undefined {
   return server.tools.find((tool) => namesTool(name, tool.name));
-}
-
-/**
- * Parses, runs and checks one call; throws ToolError. Meta tools use this to run the tool they call,
- * so both paths share the same validation.
- */
-export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unknown, context: ToolContext<Deps>): Promise<Record<string, unknown>> {
-  const args = parseArguments(tool.input, rawArgs);
-  const data = await tool.handler(args, context);
-  const checked = tool.output.safeParse(data);
-  if (!checked.success) {
-    const where = checked.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
-    throw new Error(`Output validation error: the result of ${tool.name} does not match its output schema (${where})`);
-  }
-  return data as Record<string, unknown>;
 }
 
 /** One finished tool call, as observers (metrics) see it: no arguments, no IDs. */
@@ -281,11 +251,9 @@ function progressReporter(ctx: ServerContext): ToolContext<unknown>['progress'] 
 /** tools/call params as sent (checked by executeTool), so that no argument is dropped on the way. */
 const CALL_PARAMS = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
 
-// Views and converted schemas are computed once per process: stateless HTTP builds a server per request.
+// Views are computed once per process: stateless HTTP builds a server per request.
 const MAX_VIEWS_PER_SERVER = 64;
 const views = new WeakMap<object, Map<string, ToolView>>();
-const inputSchemaCache = new WeakMap<object, JsonSchema>();
-const outputSchemaCache = new WeakMap<object, JsonSchema | null>();
 
 /** The cached view of a server for one choice of names and tools (throws SelectionError on unknown names). */
 export function viewFor(server: AnyToolServer, options: ViewOptions = {}): ToolView {
@@ -299,25 +267,4 @@ export function viewFor(server: AnyToolServer, options: ViewOptions = {}): ToolV
     cache.set(key, view);
   }
   return view;
-}
-
-export function inputJsonSchema(tool: AnyToolDefinition): JsonSchema {
-  let json = inputSchemaCache.get(tool);
-  if (!json) {
-    json = tool.inputJsonSchema ?? toInputJsonSchema(tool.input);
-    inputSchemaCache.set(tool, json);
-  }
-  return json;
-}
-
-/** The advertised output schema, or undefined when it would say nothing. */
-export function outputJsonSchema(tool: AnyToolDefinition): JsonSchema | undefined {
-  // Keyed by the schema, not the tool: tools that share one output schema (all of CanvasApi's) convert it once.
-  let json = outputSchemaCache.get(tool.output);
-  if (json === undefined) {
-    const converted = toOutputJsonSchema(tool.output);
-    json = outputSchemaSaysSomething(converted) ? converted : null;
-    outputSchemaCache.set(tool.output, json);
-  }
-  return json ?? undefined;
 }
