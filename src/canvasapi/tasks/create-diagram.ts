@@ -11,7 +11,7 @@ import { isRecord } from '../../core/json.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import type { CreateDiagramArgs } from './index.js';
-import { STICKY_COLORS } from './vocabulary.js';
+import { STICKY_COLORS } from '../task-vocabulary.js';
 
 type Json = Record<string, unknown>;
 type DiagramNode = CreateDiagramArgs['nodes'][number];

@@ -9,7 +9,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS } from './vocabulary.js';
+import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 

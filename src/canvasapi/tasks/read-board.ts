@@ -12,7 +12,7 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import type { ReadBoardArgs } from './index.js';
-import { READ_LIMITS } from './vocabulary.js';
+import { READ_LIMITS } from '../task-vocabulary.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,7 @@
 /**
- * The names and bounds the task tools' input schemas (index.ts) and their logic (loaded on first
- * call) both use: apart, so that the logic need not import the module that loads it.
+ * The names and bounds of the task tools (tasks/), shared by their input schemas (tasks/index.ts,
+ * loaded at start) and their logic (loaded on first call): apart from both, so that the logic
+ * imports nothing of the module that loads it, and a start loads nothing of the logic.
  */
 
 /** Shape names the bulk endpoint draws, plus sticky notes. */
