@@ -138,7 +138,7 @@ function boardOf(store: SharedStore, logger: Logger): RateLimitBoard {
 
 /**
  * Starts listening for other replicas' holds; resolves once subscribed. Opening a store does this
- * (open-store.ts), so a replica serves no request before it can hear of a hold.
+ * (serving/open-store.ts), so a replica serves no request before it can hear of a hold.
  */
 export function watchRateLimits(store: SharedStore, logger: Logger = silentLogger): Promise<void> {
   return boardOf(store, logger).start();
