@@ -8,8 +8,8 @@
  * as `serve --auth oauth` reads them); BENCH_REDIS_URL puts the shared store on that Redis.
  */
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp } from '../src/core/serve.js';
-import { FileTokenStore } from '../src/core/auth/token-store.js';
+import { serveOverHttp } from '../src/core/serving/serve.js';
+import { FileTokenStore } from '../src/core/signin/token-store.js';
 import { SERVERS } from '../src/servers.js';
 import { startFloorServer } from './floor-server.js';
 

@@ -3,10 +3,10 @@
  * Prints a table; nothing here asserts, numbers are for people to compare between changes.
  */
 import { performance } from 'node:perf_hooks';
-import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/registry.js';
+import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import { silentLogger } from '../src/core/logger.js';
-import { contextSize } from '../src/core/context-size.js';
-import { profilesOf } from '../src/core/selection.js';
+import { contextSize } from '../src/core/tools/context-size.js';
+import { profilesOf } from '../src/core/tools/selection.js';
 import { createCanvasApiServer } from '../src/canvasapi/index.js';
 import { resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';

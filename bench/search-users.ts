@@ -18,7 +18,7 @@
 import { performance } from 'node:perf_hooks';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
-import { buildMcpServer, executeTool, findTool, viewFor, type AnyToolServer } from '../src/core/registry.js';
+import { buildMcpServer, executeTool, findTool, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
 import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';

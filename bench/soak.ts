@@ -9,7 +9,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp } from '../src/core/serve.js';
+import { serveOverHttp } from '../src/core/serving/serve.js';
 import { SERVERS } from '../src/servers.js';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 64);

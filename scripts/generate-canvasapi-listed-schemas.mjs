@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates src/canvasapi/listed-schemas.ts: the input JSON Schema each CanvasApi tool shows in
 // tools/list, exactly as the handler would compute it from the catalogue (zod schema for
-// `advertise`, converted by core/schema.ts). Converting all 139 at start-up cost ~40-100 ms of the
+// `advertise`, converted by core/tools/schema.ts). Converting all 139 at start-up cost ~40-100 ms of the
 // server's cold start; parsing this file costs under 1 ms.
 //
 // Run `npm run generate:canvasapi-listing` after changing the catalogue, params.ts or the schema

@@ -3,10 +3,10 @@
 // server (server-info.ts), the protocol code, and the sandbox or sign-in only when used, so that a
 // server starts without loading the other server, the sandbox, or the OAuth and lock libraries.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { AnyToolServer, ViewOptions } from './core/registry.js';
-import { CHOICE_SOURCES, type ChoiceInput } from './core/request-choices.js';
-import { NAME_STYLES, nearestTool, styledName, styleOf } from './core/names.js';
-import { printable } from './core/auth/printable.js';
+import type { AnyToolServer, ViewOptions } from './core/tools/registry.js';
+import { CHOICE_SOURCES, type ChoiceInput } from './core/tools/request-choices.js';
+import { NAME_STYLES, nearestTool, styledName, styleOf } from './core/tools/names.js';
+import { printable } from './core/signin/printable.js';
 import { exitCodeOf } from './core/settings.js';
 import { logger } from './cli-logger.js';
 import {
@@ -49,7 +49,7 @@ function parsePositiveInt(value: string): number {
 }
 
 /** The store of sign-ins (loaded with the credential code by the commands that use it). */
-async function defaultStore(): Promise<import('./core/auth/token-store.js').FileTokenStore> {
+async function defaultStore(): Promise<import('./core/signin/token-store.js').FileTokenStore> {
   return (await import('./servers/shared.js')).defaultStore(logger);
 }
 
@@ -207,8 +207,8 @@ addChoiceOptions(
 
 /** Toolsets and profiles with what each costs in the agent's context. */
 async function sizeTable(registry: Registry, servers: AnyToolServer[], options: ViewOptions): Promise<string> {
-  const { contextSize } = await import('./core/context-size.js');
-  const { profilesOf, toolsetsOf } = await import('./core/selection.js');
+  const { contextSize } = await import('./core/tools/context-size.js');
+  const { profilesOf, toolsetsOf } = await import('./core/tools/selection.js');
   const lines = [`${'server'.padEnd(12)} ${'toolset or profile'.padEnd(26)} ${'tools'.padStart(5)} ${'bytes'.padStart(8)} ${'tokens'.padStart(7)}`];
   const row = async (server: AnyToolServer, label: string, selection: ViewOptions) => {
     const size = await contextSize(checkedView(registry, server, selection).listing);
@@ -285,7 +285,7 @@ addServerFlags(
   const entry = await requireServer(serverId).load();
   const auth = entry.auth(settingsFrom(flags), {});
   const store = await defaultStore();
-  const { signIn } = await import('./core/auth/platform-auth.js');
+  const { signIn } = await import('./core/signin/platform-auth.js');
   const credential = await signIn(auth, store, {
     print: (line) => process.stderr.write(`${line}\n`),
     ...(flags.redirectPort !== undefined ? { redirectPort: flags.redirectPort } : {}),
@@ -312,7 +312,7 @@ program
   .action(async (serverId: string) => {
     const entry = await requireServer(serverId).load();
     const auth = entry.auth({}, {});
-    const { signOut } = await import('./core/auth/platform-auth.js');
+    const { signOut } = await import('./core/signin/platform-auth.js');
     const result = await signOut(auth, await defaultStore());
     const problem = printable(result.revokeProblem ?? 'unknown reason');
     if (!result.signedIn) process.stdout.write(`Nobody is signed in to ${auth.name}.\n`);
@@ -329,7 +329,7 @@ program
   .option('--json', 'print JSON')
   .action(async (flags: { json?: boolean }) => {
     const store = await defaultStore();
-    const { authStatus } = await import('./core/auth/platform-auth.js');
+    const { authStatus } = await import('./core/signin/platform-auth.js');
     const statuses = [];
     for (const entry of await loadAll(SERVER_INFO)) statuses.push(await authStatus(entry.auth({}, {}), store, logger));
     // Entries of the file that no server reads, or that are malformed, are reported too (never their content).
@@ -374,7 +374,7 @@ keyCommand
   .command('show')
   .description('print the kept server key and its file (made now if there is none)')
   .action(async () => {
-    const { keptServerKey, serverKeyFile } = await import('./core/server-key.js');
+    const { keptServerKey, serverKeyFile } = await import('./core/signin/server-key.js');
     const file = serverKeyFile();
     const { key, created } = await keptServerKey(file);
     process.stderr.write(`${created ? 'Made a new key in' : 'The key kept in'} ${file}:\n`);
@@ -385,7 +385,7 @@ keyCommand
   .command('rotate')
   .description('replace the kept server key with a new one; running servers keep the old key until they restart, and clients need the new one')
   .action(async () => {
-    const { rotateServerKey, serverKeyFile } = await import('./core/server-key.js');
+    const { rotateServerKey, serverKeyFile } = await import('./core/signin/server-key.js');
     const file = serverKeyFile();
     const key = await rotateServerKey(file);
     process.stderr.write(`New key written to ${file}. Restart running servers, and give clients the new key:\n`);

@@ -16,7 +16,7 @@ const overHttp = args.some((arg, i) => arg === '--transport=http' || (arg === '-
 if (startsServer && !overHttp) setFlagsFromString('--semi-space-growth-factor=1');
 const plainServer = args.length === 1 ? SERVER_INFO.find((info) => info.id === args[0]) : undefined;
 if (plainServer) {
-  const [{ SERVE_DEFAULTS, serveServerCommand }, { printable }, { exitCodeOf }] = await Promise.all([import('./serve-command.js'), import('./core/auth/printable.js'), import('./core/settings.js')]);
+  const [{ SERVE_DEFAULTS, serveServerCommand }, { printable }, { exitCodeOf }] = await Promise.all([import('./serve-command.js'), import('./core/signin/printable.js'), import('./core/settings.js')]);
   await serveServerCommand(plainServer, { ...SERVE_DEFAULTS }).catch((error: unknown) => {
     // As cli.ts reports a failed command: one line, provider text without control characters.
     process.stderr.write(`${printable(error instanceof Error ? error.message : String(error))}\n`);

@@ -5,13 +5,13 @@
  */
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { AnyToolServer, ToolView, ViewOptions } from './core/registry.js';
-import { operatorChoices, type ChoiceInput } from './core/request-choices.js';
-import { SelectionError } from './core/names.js';
-import { forServer, parseBoolean } from './core/selection.js';
+import type { AnyToolServer, ToolView, ViewOptions } from './core/tools/registry.js';
+import { operatorChoices, type ChoiceInput } from './core/tools/request-choices.js';
+import { SelectionError } from './core/tools/names.js';
+import { forServer, parseBoolean } from './core/tools/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
 import type { SharedStore } from './core/store/store.js';
-import { printable } from './core/auth/printable.js';
+import { printable } from './core/signin/printable.js';
 import { logger, raiseToServerLogLevel } from './cli-logger.js';
 import { SERVER_INFO, type ServerEntry, type ServerInfo, type ServerSettingsInput } from './server-info.js';
 
@@ -66,11 +66,11 @@ function publicUrlFrom(flags: ServeFlags): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-export type Registry = typeof import('./core/registry.js');
+export type Registry = typeof import('./core/tools/registry.js');
 
 /** The protocol side (views, listings, calls): loaded by the commands that serve or call tools. */
 export function loadRegistry(): Promise<Registry> {
-  return import('./core/registry.js');
+  return import('./core/tools/registry.js');
 }
 
 export async function maybeSandbox(enabled: boolean | undefined): Promise<RunningSandbox | undefined> {
@@ -103,7 +103,7 @@ function metricsSetting(flag: boolean | undefined, host: string, isLoopback: (ho
  */
 async function openSharedStore(flags: ServeFlags, http: boolean): Promise<SharedStore | undefined> {
   if (!http && !flags.store && !process.env.TOOLSERVERS_STORE) return undefined;
-  const { openStore, storeChoice } = await import('./core/store/open-store.js');
+  const { openStore, storeChoice } = await import('./core/serving/open-store.js');
   try {
     const choice = storeChoice(flags);
     if (!http && choice.kind === 'memory') return undefined;
@@ -189,13 +189,13 @@ async function httpServers(entries: readonly ServerEntry[], input: ServerSetting
   return { servers, shared, oauth: undefined };
 }
 
-async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
+async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStore | undefined; oauth: import('./core/serving/oauth/layer.js').OAuthLayer | undefined }, flags: ServeFlags, single: boolean): Promise<void> {
   const { servers, shared, oauth } = started;
   const [registry, { isLoopbackHost, serveOverHttp }, { allowedOriginsFrom }, serverKeys] = await Promise.all([
     loadRegistry(),
-    import('./core/serve.js'),
-    import('./core/http/origins.js'),
-    import('./core/server-key.js'),
+    import('./core/serving/serve.js'),
+    import('./core/serving/http/origins.js'),
+    import('./core/signin/server-key.js'),
   ]);
   try {
     allowedOriginsFrom(flags.allowedOrigin ?? []);
@@ -274,7 +274,7 @@ function configuredServerKey(flags: ServeFlags, minLength: number): ServerKeyCho
 }
 
 /** The key kept beside the sign-ins, made on the first start. */
-async function keptKey({ keptServerKey, serverKeyFile }: typeof import('./core/server-key.js')): Promise<ServerKeyChoice> {
+async function keptKey({ keptServerKey, serverKeyFile }: typeof import('./core/signin/server-key.js')): Promise<ServerKeyChoice> {
   const file = serverKeyFile();
   try {
     const { key, created } = await keptServerKey(file);
@@ -356,7 +356,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
   }
   const shared = await openSharedStore(flags, false);
   const server = entry.create(settingsFrom(flags), { logger, ...(sandbox ? { sandbox } : {}), ...(shared ? { shared } : {}) });
-  const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serve-stdio.js')]);
+  const [registry, { serveOverStdio }] = await Promise.all([loadRegistry(), import('./core/serving/serve-stdio.js')]);
   // The listing itself is computed when the client first asks for it.
   const tools = checkedView(registry, server, view).exposed.length;
   const handle = serveOverStdio(server, view);

@@ -1,36 +1,20 @@
 /**
- * What the CLI needs to know about each shipped server before it runs one: ids, names, flags,
- * environment variables and the package version. Nothing here loads a server: each entry's
+ * What the CLI needs to know about each shipped server before it runs one: its description
+ * (server-descriptions.ts) and how to load it. Nothing here loads a server: each entry's
  * `load()` imports that server's code (and only that server's) when a command uses it, so
  * `toolservers incidentops` never loads CanvasApi, and neither loads the sandbox or sign-in.
  * `src/servers.ts` gives the same entries fully loaded, for tests and benchmarks.
  */
-import { createRequire } from 'node:module';
-import type { FileTokenStore } from './core/auth/token-store.js';
+import type { FileTokenStore } from './core/signin/token-store.js';
 import type { SharedStore } from './core/store/store.js';
-import type { PlatformAuth } from './core/auth/platform-auth.js';
-import type { Credentials } from './core/auth/credentials.js';
+import type { PlatformAuth } from './core/signin/platform-auth.js';
+import type { Credentials } from './core/signin/credentials.js';
 import type { Logger } from './core/logger.js';
-import type { AnyToolServer } from './core/registry.js';
-import { CANVASAPI_ENV } from './canvasapi/settings.js';
-import { INCIDENTOPS_ENV } from './incidentops/settings.js';
+import type { AnyToolServer } from './core/tools/registry.js';
+import { CANVASAPI_DESCRIPTION, INCIDENTOPS_DESCRIPTION, type ServerDescription } from './server-descriptions.js';
 import type { RunningSandbox } from './sandbox/server.js';
 
-/** The package version, from the nearest package.json above this module (dist/ or build/src/). */
-export const PACKAGE_VERSION: string = (() => {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = require(candidate) as { name?: string; version?: string };
-      if (pkg.name === 'toolservers' && pkg.version) return pkg.version;
-    } catch {
-      // not at this level
-    }
-  }
-  return '0.0.0';
-})();
-
-export type ServerId = 'incidentops' | 'canvasapi';
+export { PACKAGE_VERSION, SERVER_IDS, type ServerDescription, type ServerFlag, type ServerId } from './server-descriptions.js';
 
 /** Flags a command may pass; each server reads the ones it knows. */
 export interface ServerSettingsInput {
@@ -44,12 +28,6 @@ export interface ServerSettingsInput {
   tokenUrl?: string;
   inviteAllowedDomains?: string;
   fullRecords?: boolean;
-}
-
-/** A command-line flag a server reads (the same key may be read by several servers). */
-export interface ServerFlag {
-  flags: string;
-  description: string;
 }
 
 export interface BuildOptions {
@@ -69,17 +47,7 @@ export interface BuildOptions {
 }
 
 /** A server as the CLI knows it before loading it. */
-export interface ServerInfo {
-  id: ServerId;
-  name: string;
-  /** Environment variables the server reads, for help texts. */
-  env: Record<string, string>;
-  /** Credential and host flags of `toolservers <id>`. */
-  flags: ServerFlag[];
-  /** Sign-in flags of `toolservers login <id>`. */
-  loginFlags: ServerFlag[];
-  /** A tool for help texts' examples, by its contract name. */
-  exampleTool: string;
+export interface ServerInfo extends ServerDescription {
   /** This server's code, imported on first use. */
   load(): Promise<ServerEntry>;
 }
@@ -91,52 +59,12 @@ export interface ServerEntry extends ServerInfo {
   create(input: ServerSettingsInput, options: BuildOptions): AnyToolServer;
 }
 
-const OAUTH_CLIENT_FLAGS = (env: { clientId: string; clientSecret: string; authorizeUrl: string; tokenUrl: string }): ServerFlag[] => [
-  { flags: '--client-id <id>', description: `OAuth app client ID (${env.clientId}); stored with the sign-in for renewal and logout` },
-  { flags: '--client-secret <secret>', description: `OAuth app client secret, if the app has one; stored with the sign-in (prefer ${env.clientSecret}: flags show in process lists)` },
-  { flags: '--authorize-url <url>', description: `authorization endpoint (${env.authorizeUrl})` },
-  { flags: '--token-url <url>', description: `token endpoint (${env.tokenUrl})` },
-];
+export const INCIDENTOPS_INFO: ServerInfo = { ...INCIDENTOPS_DESCRIPTION, load: async () => (await import('./servers/incidentops.js')).incidentOpsEntry };
 
-export const INCIDENTOPS_INFO: ServerInfo = {
-  id: 'incidentops',
-  name: 'IncidentOps',
-  exampleTool: 'IncidentOps.WhoAmI',
-  env: { ...INCIDENTOPS_ENV },
-  flags: [
-    { flags: '--base-url <url>', description: `API base URL (${INCIDENTOPS_ENV.baseUrl}); overrides --region` },
-    { flags: '--region <region>', description: `us (default) or eu (${INCIDENTOPS_ENV.region})` },
-    { flags: '--access-token <token>', description: `OAuth user token; prefer ${INCIDENTOPS_ENV.accessToken}, flags show in process lists` },
-    { flags: '--api-token <token>', description: `REST API key; prefer ${INCIDENTOPS_ENV.apiToken}` },
-  ],
-  loginFlags: [
-    { flags: '--base-url <url>', description: `API base URL the sign-in is for (${INCIDENTOPS_ENV.baseUrl})` },
-    { flags: '--region <region>', description: `us (default) or eu: picks the API and identity hosts (${INCIDENTOPS_ENV.region})` },
-    ...OAUTH_CLIENT_FLAGS(INCIDENTOPS_ENV),
-  ],
-  load: async () => (await import('./servers/incidentops.js')).incidentOpsEntry,
-};
-
-export const CANVASAPI_INFO: ServerInfo = {
-  id: 'canvasapi',
-  name: 'CanvasApi',
-  exampleTool: 'CanvasApi.GetAccessTokenInfo',
-  env: { ...CANVASAPI_ENV },
-  flags: [
-    { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
-    { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
-    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may invite or add (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
-    { flags: '--full-records', description: 'lists and write echoes keep creator, modifier, timestamps and default styles (TOOLSERVERS_FULL_RECORDS; per HTTP request X-Toolservers-Full-Records); default: lean' },
-  ],
-  loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
-  load: async () => (await import('./servers/canvasapi.js')).canvasApiEntry,
-};
+export const CANVASAPI_INFO: ServerInfo = { ...CANVASAPI_DESCRIPTION, load: async () => (await import('./servers/canvasapi.js')).canvasApiEntry };
 
 /** Every shipped server, in the order commands list them. */
 export const SERVER_INFO: readonly ServerInfo[] = [INCIDENTOPS_INFO, CANVASAPI_INFO];
-
-/** The ids the credentials store keeps sign-ins for. */
-export const SERVER_IDS: readonly ServerId[] = SERVER_INFO.map((server) => server.id);
 
 export function findServerInfo(id: string): ServerInfo | undefined {
   return SERVER_INFO.find((server) => server.id === id.toLowerCase());

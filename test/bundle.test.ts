@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../src/core/logger.js';
-import { listTools } from '../src/core/registry.js';
+import { listTools } from '../src/core/tools/registry.js';
 import { PACKAGE_VERSION, SERVERS } from '../src/servers.js';
 import { modulesLoadedBy } from './support/modules-loaded.js';
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type _Ajv2020 from 'ajv/dist/2020.js';
 import type _addFormats from 'ajv-formats';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
 

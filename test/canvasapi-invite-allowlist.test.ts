@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import { isInviteAllowed } from '../src/canvasapi/invite-allowlist.js';
 import { INVITE_ALLOWLIST_ENV, parseInviteAllowlist, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
 import { loadReferenceJson } from './support/reference.js';

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { countTokens } from '../src/core/context-size.js';
+import { countTokens } from '../src/core/tools/context-size.js';
 import { silentLogger } from '../src/core/logger.js';
-import { executeTool, findTool, type AnyToolServer } from '../src/core/registry.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
-import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
+import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
+import { UNTRUSTED_NOTICE } from '../src/core/tools/untrusted.js';
 import { CANVASAPI_INSTRUCTIONS } from '../src/canvasapi/index.js';
 import { BOOKKEEPING_FIELDS, DEFAULT_STYLES } from '../src/canvasapi/lean-records.js';
 import { FULL_RECORDS_ENV, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import type { CanvasParam, CanvasToolEntry } from '../src/canvasapi/catalogue-types.js';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RecordedRequest, RunningSandbox } from '../src/sandbox/server.js';
 import { sampleByFormat } from './support/canvas-samples.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';

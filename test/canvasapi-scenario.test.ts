@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import type { RecordedRequest, RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, startTestSandbox } from './support/harness.js';
 import { loadMiroValidators, MIRO_SPEC, TOOL_VARIANTS, variantPath } from './support/miro-spec.js';

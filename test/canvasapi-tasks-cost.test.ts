@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from '../src/core/context-size.js';
-import { executeTool, findTool, type AnyToolServer } from '../src/core/registry.js';
+import { countTokens } from '../src/core/tools/context-size.js';
+import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/registry.js';
+import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
 

@@ -14,10 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { silentLogger } from '../src/core/logger.js';
-import { NAME_STYLES } from '../src/core/names.js';
-import { executeTool, listTools, viewFor } from '../src/core/registry.js';
-import { operatorChoices, requestViewOptions } from '../src/core/request-choices.js';
-import { keptServerKey, readServerKey, rotateServerKey, ServerKeyFileError } from '../src/core/server-key.js';
+import { NAME_STYLES } from '../src/core/tools/names.js';
+import { executeTool, listTools, viewFor } from '../src/core/tools/registry.js';
+import { operatorChoices, requestViewOptions } from '../src/core/tools/request-choices.js';
+import { keptServerKey, readServerKey, rotateServerKey, ServerKeyFileError } from '../src/core/signin/server-key.js';
 import { SERVERS } from '../src/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -14,8 +14,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { silentLogger } from '../src/core/logger.js';
-import { listTools } from '../src/core/registry.js';
-import { NAME_STYLES } from '../src/core/names.js';
+import { listTools } from '../src/core/tools/registry.js';
+import { NAME_STYLES } from '../src/core/tools/names.js';
 import { SERVERS } from '../src/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

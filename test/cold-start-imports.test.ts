@@ -24,7 +24,7 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
   ['the OAuth authorization server', /node_modules\/(oidc-provider|koa)\//],
   ['the Redis client', /node_modules\/ioredis\//],
   ['the metrics library', /node_modules\/prom-client\//],
-  ['the HTTP serving code', /\/src\/core\/serve\.js|\/src\/core\/http\//],
+  ['the HTTP serving code', /\/src\/core\/serving\/(serve\.js|http\/)/],
   // Only the SDK's skills extension loads before the first answer; the texts wait for a skills request.
   ['the skill texts', /\/src\/(incidentops|canvasapi)\/skills\.js/],
 ];

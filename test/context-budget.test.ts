@@ -10,10 +10,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { contextSize } from '../src/core/context-size.js';
+import { contextSize } from '../src/core/tools/context-size.js';
 import { silentLogger } from '../src/core/logger.js';
-import { listTools, type ViewOptions } from '../src/core/registry.js';
-import { profilesOf } from '../src/core/selection.js';
+import { listTools, type ViewOptions } from '../src/core/tools/registry.js';
+import { profilesOf } from '../src/core/tools/selection.js';
 import { SERVERS } from '../src/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

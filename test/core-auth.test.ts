@@ -14,14 +14,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { resolveClient } from '../src/core/auth/client.js';
-import { CredentialSource } from '../src/core/auth/credential-source.js';
-import { sourceCredentials } from '../src/core/auth/credentials.js';
-import { signIn, signOut, type PlatformAuth } from '../src/core/auth/platform-auth.js';
-import { printable } from '../src/core/auth/printable.js';
+import { resolveClient } from '../src/core/signin/client.js';
+import { CredentialSource } from '../src/core/signin/credential-source.js';
+import { sourceCredentials } from '../src/core/signin/credentials.js';
+import { signIn, signOut, type PlatformAuth } from '../src/core/signin/platform-auth.js';
+import { printable } from '../src/core/signin/printable.js';
 import { LOG_LEVELS, LogLevelError, resolveLogLevel } from '../src/core/logger.js';
-import { loginWithBrowser, OAuthError, refreshTokenSet, revokeToken, type OAuthEndpoints } from '../src/core/auth/oauth.js';
-import { CredentialStoreError, FileTokenStore, defaultCredentialsFile, type StoredCredential } from '../src/core/auth/token-store.js';
+import { loginWithBrowser, OAuthError, refreshTokenSet, revokeToken, type OAuthEndpoints } from '../src/core/signin/oauth.js';
+import { CredentialStoreError, FileTokenStore, defaultCredentialsFile, type StoredCredential } from '../src/core/signin/token-store.js';
 import { ToolError } from '../src/core/errors.js';
 
 const execFileAsync = promisify(execFile);
@@ -961,7 +961,7 @@ describe('FileTokenStore', () => {
   it('5 processes hammering update() on the same file lose nothing', { timeout: 60_000 }, async () => {
     const file = await tempFile();
     await new FileTokenStore(file).set({ platform: 'seed', accessToken: 'seed', tokenType: 'bearer', obtainedAt: 0 });
-    const moduleUrl = new URL('../src/core/auth/token-store.js', import.meta.url).href;
+    const moduleUrl = new URL('../src/core/signin/token-store.js', import.meta.url).href;
     const script = `
       const [moduleUrl, file, id] = process.argv.slice(1);
       const { FileTokenStore } = await import(moduleUrl);

@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { silentLogger } from '../src/core/logger.js';
-import { buildMcpServer, viewFor, type ToolServer } from '../src/core/registry.js';
-import { defineTool, READ_ONLY_HINTS } from '../src/core/tool.js';
-import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
+import { buildMcpServer, viewFor, type ToolServer } from '../src/core/tools/registry.js';
+import { defineTool, READ_ONLY_HINTS } from '../src/core/tools/tool.js';
+import { UNTRUSTED_NOTICE } from '../src/core/tools/untrusted.js';
 
 const echo = defineTool({
   name: 'Test.Echo',

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ToolError } from '../src/core/errors.js';
 import type { Logger } from '../src/core/logger.js';
-import { ConcurrencyLimiter } from '../src/core/concurrency.js';
+import { ConcurrencyLimiter } from '../src/core/platform/concurrency.js';
 import {
   UpstreamClient,
   buildPath,
@@ -15,7 +15,7 @@ import {
   defaultRetryAfterSeconds,
   isIdempotent,
   type UpstreamClientOptions,
-} from '../src/core/upstream.js';
+} from '../src/core/platform/upstream.js';
 
 const TOKEN = 'sk_live_SUPERsecret_0123456789abcdef';
 const AUTH = `Token token=${TOKEN}`;

@@ -7,12 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { silentLogger } from '../src/core/logger.js';
-import { buildMcpServer, viewFor, type ToolServer, type ViewOptions } from '../src/core/registry.js';
-import { fitResult, RESULT_BUDGET_BYTES, TRUNCATION_KEY } from '../src/core/result-budget.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
-import { SelectionError } from '../src/core/names.js';
-import { defineTool, READ_ONLY_HINTS, type AnyToolDefinition } from '../src/core/tool.js';
-import { UNTRUSTED_NOTICE } from '../src/core/untrusted.js';
+import { buildMcpServer, viewFor, type ToolServer, type ViewOptions } from '../src/core/tools/registry.js';
+import { fitResult, RESULT_BUDGET_BYTES, TRUNCATION_KEY } from '../src/core/tools/result-budget.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
+import { SelectionError } from '../src/core/tools/names.js';
+import { defineTool, READ_ONLY_HINTS, type AnyToolDefinition } from '../src/core/tools/tool.js';
+import { UNTRUSTED_NOTICE } from '../src/core/tools/untrusted.js';
 
 type Json = Record<string, unknown>;
 const WRITE_HINTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };

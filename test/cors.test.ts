@@ -9,9 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { allowedOriginRule } from '../src/core/http/origins.js';
+import { allowedOriginRule } from '../src/core/serving/http/origins.js';
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 

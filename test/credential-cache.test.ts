@@ -10,10 +10,10 @@ import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CredentialSource } from '../src/core/auth/credential-source.js';
-import { FileTokenStore, type StoredCredential } from '../src/core/auth/token-store.js';
+import { CredentialSource } from '../src/core/signin/credential-source.js';
+import { FileTokenStore, type StoredCredential } from '../src/core/signin/token-store.js';
 
-const STORE_MODULE = fileURLToPath(new URL('../src/core/auth/token-store.js', import.meta.url));
+const STORE_MODULE = fileURLToPath(new URL('../src/core/signin/token-store.js', import.meta.url));
 
 class CountingStore extends FileTokenStore {
   reads = 0;

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Writable } from 'node:stream';
 import { createLogger, silentLogger, type Logger } from '../src/core/logger.js';
-import { DEFAULT_HTTP_LIMITS, httpLimits, MAX_CONNECTIONS_ENV, serveOverHttp, type HttpLimits, type RunningHttpServer } from '../src/core/serve.js';
+import { DEFAULT_HTTP_LIMITS, httpLimits, MAX_CONNECTIONS_ENV, serveOverHttp, type HttpLimits, type RunningHttpServer } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { contextSize, countTokens } from '../src/core/context-size.js';
-import { buildMcpServer, listTools, viewFor, type AnyToolServer } from '../src/core/registry.js';
-import { RESULT_BUDGET_BYTES, TRUNCATION_KEY } from '../src/core/result-budget.js';
+import { contextSize, countTokens } from '../src/core/tools/context-size.js';
+import { buildMcpServer, listTools, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
+import { RESULT_BUDGET_BYTES, TRUNCATION_KEY } from '../src/core/tools/result-budget.js';
 import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
 import { INCIDENTOPS_INSTRUCTIONS } from '../src/incidentops/index.js';
 import { LIST_TRUNCATION_HINT } from '../src/incidentops/shape.js';

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DateTime } from 'luxon';
-import { countTokens } from '../src/core/context-size.js';
-import type { AnyToolServer } from '../src/core/registry.js';
-import { RESULT_BUDGET_BYTES } from '../src/core/result-budget.js';
-import { executeTool, listTools, viewFor } from '../src/core/registry.js';
-import type { AnyToolDefinition } from '../src/core/tool.js';
+import { countTokens } from '../src/core/tools/context-size.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
+import { RESULT_BUDGET_BYTES } from '../src/core/tools/result-budget.js';
+import { executeTool, listTools, viewFor } from '../src/core/tools/registry.js';
+import type { AnyToolDefinition } from '../src/core/tools/tool.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, outcomeOf, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/server';
-import { listTools } from '../src/core/registry.js';
+import { listTools } from '../src/core/tools/registry.js';
 import { silentLogger } from '../src/core/logger.js';
 import { contractDefaultsNotApplied } from '../src/canvasapi/catalogue.js';
 import { SERVERS } from '../src/servers.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp, type RunningHttpServer } from '../src/core/serve.js';
+import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
 import { startTestSandbox } from './support/harness.js';

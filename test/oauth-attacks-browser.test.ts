@@ -12,7 +12,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp } from '../src/core/serve.js';
+import { serveOverHttp } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { DEMO_USER_ID } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';

@@ -19,12 +19,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createLogger, silentLogger, type Logger } from '../src/core/logger.js';
-import type { RunningHttpServer } from '../src/core/serve.js';
+import type { RunningHttpServer } from '../src/core/serving/serve.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { generateStateKey } from '../src/core/store/sealed.js';
 import type { SharedStore } from '../src/core/store/store.js';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
-import { RECORDS_GONE_CHANNEL } from '../src/core/oauth/record-cache.js';
+import { RECORDS_GONE_CHANNEL } from '../src/core/serving/oauth/record-cache.js';
 import { startTestSandbox } from './support/harness.js';
 import { CLIENT_REDIRECT, HttpBrowser, MemoryOAuthProvider, startOAuthServer } from './support/oauth-client.js';
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { NAME_STYLES } from '../src/core/names.js';
+import { NAME_STYLES } from '../src/core/tools/names.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = path.join(ROOT, 'README.md');

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { TokenVault } from '../src/core/oauth/vault.js';
+import { TokenVault } from '../src/core/serving/oauth/vault.js';
 import { RedisStore } from '../src/core/store/redis-store.js';
 import { generateStateKey, STATE_KEY_ENV, stateKeyFrom } from '../src/core/store/sealed.js';
 import { createIncidentOpsPlatform } from '../src/sandbox/incidentops/api.js';

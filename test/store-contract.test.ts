@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryStore } from '../src/core/store/memory-store.js';
-import { storeChoice } from '../src/core/store/open-store.js';
+import { storeChoice } from '../src/core/serving/open-store.js';
 import { checkRedisUrl, describeRedisUrl, RedisStore } from '../src/core/store/redis-store.js';
 import { StoreUnavailableError, type SharedStore } from '../src/core/store/store.js';
 import { freePort, missingPrograms, startRedis, type RunningRedis } from './support/replicas.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../src/core/logger.js';
-import { runAs } from '../src/core/request-identity.js';
+import { runAs } from '../src/core/platform/request-identity.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { RedisStore } from '../src/core/store/redis-store.js';
 import type { SharedStore } from '../src/core/store/store.js';

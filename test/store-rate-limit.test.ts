@@ -10,12 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { ToolError } from '../src/core/errors.js';
-import { runAs } from '../src/core/request-identity.js';
+import { runAs } from '../src/core/platform/request-identity.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
-import { rateLimitKey, sharedRateLimit, watchRateLimits } from '../src/core/store/rate-limits.js';
+import { rateLimitKey, sharedRateLimit, watchRateLimits } from '../src/core/platform/rate-limits.js';
 import { RedisStore } from '../src/core/store/redis-store.js';
 import type { SharedStore } from '../src/core/store/store.js';
-import { UpstreamClient } from '../src/core/upstream.js';
+import { UpstreamClient } from '../src/core/platform/upstream.js';
 import { missingPrograms, startRedis, type RunningRedis } from './support/replicas.js';
 
 interface Platform {

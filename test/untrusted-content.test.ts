@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { countTokens } from '../src/core/context-size.js';
-import { buildMcpServer, viewFor } from '../src/core/registry.js';
-import { UNTRUSTED_NOTICE, UNTRUSTED_NOTICE_KEY } from '../src/core/untrusted.js';
+import { countTokens } from '../src/core/tools/context-size.js';
+import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
+import { UNTRUSTED_NOTICE, UNTRUSTED_NOTICE_KEY } from '../src/core/tools/untrusted.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
 

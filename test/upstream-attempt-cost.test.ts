@@ -9,7 +9,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolError } from '../src/core/errors.js';
-import { UpstreamClient } from '../src/core/upstream.js';
+import { UpstreamClient } from '../src/core/platform/upstream.js';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer(handler);

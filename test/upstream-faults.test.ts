@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AnyToolServer } from '../src/core/registry.js';
+import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, startTestSandbox, type ToolOutcome } from './support/harness.js';
 import { startFaultProxy, type FaultExchange, type FaultKind, type FaultProxy, type FaultWhen } from './support/fault-proxy.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ToolError } from '../src/core/errors.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from '../src/core/upstream.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from '../src/core/platform/upstream.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ToolError } from '../src/core/errors.js';
-import { UpstreamClient } from '../src/core/upstream.js';
+import { UpstreamClient } from '../src/core/platform/upstream.js';
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ url: string; sockets: Set<Socket>; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();

@@ -1,6 +1,6 @@
 /** How CanvasApi sign-in works: the platform's OAuth with the operator's own app credentials; JSON revoke on the API host. */
-import { staticCredentials } from '../core/auth/credentials.js';
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import { staticCredentials } from '../core/signin/credentials.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { silentLogger } from '../core/logger.js';
 import { createCanvasApiClient } from './index.js';
 import { CANVASAPI_DEFAULT_TOKEN_URL, CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';

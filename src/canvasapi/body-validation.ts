@@ -18,7 +18,7 @@ import type _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type _addFormats from 'ajv-formats';
 import { isRecord } from '../core/json.js';
-import { formatPath, INPUT_LIMITS, limitIssues, measureJson, previewValue } from '../core/schema.js';
+import { formatPath, INPUT_LIMITS, limitIssues, measureJson, previewValue } from '../core/tools/schema.js';
 
 type Ajv2020Instance = InstanceType<typeof _Ajv2020.default>;
 

@@ -3,7 +3,7 @@
  * (catalogue/<toolset>.ts, listed by catalogue.ts); one generic handler (handler.ts) executes
  * any of them.
  */
-import type { HttpMethod } from '../core/upstream.js';
+import type { HttpMethod } from '../core/platform/upstream.js';
 
 export type CanvasToolset =
   | 'boards'

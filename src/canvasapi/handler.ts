@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { ToolError, type InputIssue } from '../core/errors.js';
 import { isRecord, pruneEmpty } from '../core/json.js';
-import { requestedFullRecords } from '../core/record-detail.js';
-import { toInputJsonSchema } from '../core/schema.js';
-import type { ToolDefinition, ToolHints } from '../core/tool.js';
-import type { QueryValue, UpstreamClient } from '../core/upstream.js';
+import { requestedFullRecords } from '../core/tools/record-detail.js';
+import { toInputJsonSchema } from '../core/tools/schema.js';
+import type { ToolDefinition, ToolHints } from '../core/tools/tool.js';
+import type { QueryValue, UpstreamClient } from '../core/platform/upstream.js';
 import { parseRequestBody, readableRequestSchema, withoutNulls, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
 import { checkInvitees } from './invite-allowlist.js';

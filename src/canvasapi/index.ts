@@ -1,10 +1,10 @@
-import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
+import { staticCredentials, type Credentials } from '../core/signin/credentials.js';
 import type { Logger } from '../core/logger.js';
-import type { ToolServer } from '../core/registry.js';
-import type { ToolProfile } from '../core/selection.js';
-import type { AnyToolDefinition } from '../core/tool.js';
-import { UpstreamClient, type UpstreamClientOptions } from '../core/upstream.js';
-import { sharedRateLimit } from '../core/store/rate-limits.js';
+import type { ToolServer } from '../core/tools/registry.js';
+import type { ToolProfile } from '../core/tools/selection.js';
+import type { AnyToolDefinition } from '../core/tools/tool.js';
+import { UpstreamClient, type UpstreamClientOptions } from '../core/platform/upstream.js';
+import { sharedRateLimit } from '../core/platform/rate-limits.js';
 import type { SharedStore } from '../core/store/store.js';
 import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';

@@ -1,6 +1,6 @@
 /** Builds each CanvasApi tool's zod input schema from its catalogue parameters. */
 import { z } from 'zod';
-import { cappedArray, cappedString, genericCap, INPUT_LIMITS, int64Id, pathId, previewValue, withStringCap } from '../core/schema.js';
+import { cappedArray, cappedString, genericCap, INPUT_LIMITS, int64Id, pathId, previewValue, withStringCap } from '../core/tools/schema.js';
 import { checkJsonText, checkJsonValue } from './body-validation.js';
 import type { CanvasFormat, CanvasParam } from './catalogue-types.js';
 

@@ -1,4 +1,4 @@
-import { parseBoolean } from '../core/selection.js';
+import { parseBoolean } from '../core/tools/selection.js';
 import { nonEmpty, requireUrl, SettingsError, timeoutSetting } from '../core/settings.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */

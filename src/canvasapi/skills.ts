@@ -1,6 +1,6 @@
-import type { SkillText } from '../core/skills.js';
+import type { SkillText } from '../core/tools/skills.js';
 
-/** CanvasApi's workflows as MCP skills (served by core/skills.ts; loaded on the first connection). */
+/** CanvasApi's workflows as MCP skills (served by core/tools/skills.ts; loaded on the first connection). */
 export const CANVASAPI_SKILLS: readonly SkillText[] = [
   {
     name: 'read-board',

@@ -1,10 +1,10 @@
 import { ToolError } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import type { Logger } from '../core/logger.js';
-import { UpstreamClient, type QueryValue, type UpstreamClientOptions } from '../core/upstream.js';
-import { formatAuthorization } from '../core/auth/credential-source.js';
-import { staticCredentials, type Credentials } from '../core/auth/credentials.js';
-import type { ToolContext } from '../core/tool.js';
+import { UpstreamClient, type QueryValue, type UpstreamClientOptions } from '../core/platform/upstream.js';
+import { formatAuthorization } from '../core/signin/credential-source.js';
+import { staticCredentials, type Credentials } from '../core/signin/credentials.js';
+import type { ToolContext } from '../core/tools/tool.js';
 import { INCIDENTOPS_ENV, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /** How IncidentOps sign-in works: classic OAuth app, read-only access (scope `read`), identity service per region. */
-import { staticCredentials } from '../core/auth/credentials.js';
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import { staticCredentials } from '../core/signin/credentials.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { silentLogger } from '../core/logger.js';
 import { IncidentOpsApi } from './api.js';
 import { INCIDENTOPS_ENV, INCIDENTOPS_IDENTITY_HOSTS, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';

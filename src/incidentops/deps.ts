@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { defineTool, READ_ONLY_HINTS, type ToolDefinition } from '../core/tool.js';
+import { defineTool, READ_ONLY_HINTS, type ToolDefinition } from '../core/tools/tool.js';
 import type { IncidentOpsApi } from './api.js';
 import type { UserDirectory } from './user-directory.js';
 

@@ -1,12 +1,12 @@
-import type { Credentials } from '../core/auth/credentials.js';
+import type { Credentials } from '../core/signin/credentials.js';
 import type { Logger } from '../core/logger.js';
-import type { ToolServer } from '../core/registry.js';
-import type { ToolProfile } from '../core/selection.js';
-import type { AnyToolDefinition } from '../core/tool.js';
+import type { ToolServer } from '../core/tools/registry.js';
+import type { ToolProfile } from '../core/tools/selection.js';
+import type { AnyToolDefinition } from '../core/tools/tool.js';
 import { IncidentOpsApi } from './api.js';
 import type { IncidentOpsDeps } from './deps.js';
 import type { IncidentOpsSettings } from './settings.js';
-import { sharedRateLimit } from '../core/store/rate-limits.js';
+import { sharedRateLimit } from '../core/platform/rate-limits.js';
 import type { SharedStore } from '../core/store/store.js';
 import { DIRECTORY_TTL_MS, UserDirectory } from './user-directory.js';
 import getEscalationPolicy from './tools/get-escalation-policy.js';

@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { z } from 'zod';
-import { cappedArray, cappedString, pathId } from '../core/schema.js';
+import { cappedArray, cappedString, pathId } from '../core/tools/schema.js';
 
 /** The platform refuses `offset + limit` above this (classic pagination cap). */
 export const MAX_PAGE_WINDOW = 10_000;

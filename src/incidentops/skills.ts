@@ -1,6 +1,6 @@
-import type { SkillText } from '../core/skills.js';
+import type { SkillText } from '../core/tools/skills.js';
 
-/** IncidentOps' workflows as MCP skills (served by core/skills.ts; loaded on the first connection). */
+/** IncidentOps' workflows as MCP skills (served by core/tools/skills.ts; loaded on the first connection). */
 export const INCIDENTOPS_SKILLS: readonly SkillText[] = [
   {
     name: 'incident-triage',

@@ -1,10 +1,11 @@
 /** The CanvasApi entry: how its server and sign-in are built from flags and environment. */
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { canvasApiAuth } from '../canvasapi/auth.js';
 import { createCanvasApiServer } from '../canvasapi/index.js';
 import { CANVASAPI_ENV, FULL_RECORDS_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
-import { CANVASAPI_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
+import { CANVASAPI_DESCRIPTION, PACKAGE_VERSION } from '../server-descriptions.js';
+import type { BuildOptions, ServerEntry, ServerSettingsInput } from '../server-info.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox, env: NodeJS.ProcessEnv = process.env): CanvasApiSettingsInput {
@@ -27,7 +28,7 @@ function canvasApiAuthFor(input: ServerSettingsInput, options: Pick<BuildOptions
 }
 
 export const canvasApiEntry: ServerEntry = {
-  ...CANVASAPI_INFO,
+  ...CANVASAPI_DESCRIPTION,
   load: async () => canvasApiEntry,
   auth: (input, options) => canvasApiAuthFor(input, options),
   create(input, options) {

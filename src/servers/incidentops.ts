@@ -1,10 +1,11 @@
 /** The IncidentOps entry: how its server and sign-in are built from flags and environment. */
-import type { PlatformAuth } from '../core/auth/platform-auth.js';
+import type { PlatformAuth } from '../core/signin/platform-auth.js';
 import { incidentOpsAuth } from '../incidentops/auth.js';
 import { createIncidentOpsServer } from '../incidentops/index.js';
 import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettings, type IncidentOpsSettingsInput } from '../incidentops/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
-import { INCIDENTOPS_INFO, PACKAGE_VERSION, type BuildOptions, type ServerEntry, type ServerSettingsInput } from '../server-info.js';
+import { INCIDENTOPS_DESCRIPTION, PACKAGE_VERSION } from '../server-descriptions.js';
+import type { BuildOptions, ServerEntry, ServerSettingsInput } from '../server-info.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function incidentOpsInput(input: ServerSettingsInput, sandbox?: RunningSandbox): IncidentOpsSettingsInput {
@@ -26,7 +27,7 @@ function incidentOpsAuthFor(input: ServerSettingsInput, options: Pick<BuildOptio
 }
 
 export const incidentOpsEntry: ServerEntry = {
-  ...INCIDENTOPS_INFO,
+  ...INCIDENTOPS_DESCRIPTION,
   load: async () => incidentOpsEntry,
   auth: (input, options) => incidentOpsAuthFor(input, options),
   create(input, options) {

@@ -3,12 +3,12 @@
  * that signs people in and checks MCP tokens. Loaded only in that mode (oidc-provider, jose and
  * the OAuth client load with it).
  */
-import type { AnyToolServer } from '../core/registry.js';
+import type { AnyToolServer } from '../core/tools/registry.js';
 import type { Logger } from '../core/logger.js';
-import type { AdmissionLimits } from '../core/oauth/admission.js';
-import { createOAuthLayer, type OAuthLayer } from '../core/oauth/layer.js';
-import { userCredentials } from '../core/oauth/user-credentials.js';
-import { resolveStateKey, TokenVault } from '../core/oauth/vault.js';
+import type { AdmissionLimits } from '../core/serving/oauth/admission.js';
+import { createOAuthLayer, type OAuthLayer } from '../core/serving/oauth/layer.js';
+import { userCredentials } from '../core/serving/oauth/user-credentials.js';
+import { resolveStateKey, TokenVault } from '../core/serving/oauth/vault.js';
 import { MemoryStore } from '../core/store/memory-store.js';
 import type { SharedStore } from '../core/store/store.js';
 import type { RunningSandbox } from '../sandbox/server.js';

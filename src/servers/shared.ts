@@ -1,9 +1,10 @@
 /** What building any server needs: the store of sign-ins and credentials from settings. */
-import type { Credentials } from '../core/auth/credentials.js';
-import { platformCredentials, type PlatformAuth } from '../core/auth/platform-auth.js';
-import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from '../core/auth/token-store.js';
+import type { Credentials } from '../core/signin/credentials.js';
+import { platformCredentials, type PlatformAuth } from '../core/signin/platform-auth.js';
+import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from '../core/signin/token-store.js';
 import type { Logger } from '../core/logger.js';
-import { SERVER_IDS, type BuildOptions } from '../server-info.js';
+import { SERVER_IDS } from '../server-descriptions.js';
+import type { BuildOptions } from '../server-info.js';
 
 /** The store of sign-ins used when none is given. */
 export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.env): FileTokenStore {

@@ -1,8 +1,8 @@
 /** Shared test plumbing: a sandbox, a server pointed at it, and a direct way to call tools. */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { silentLogger } from '../../src/core/logger.js';
-import { executeTool, findTool, type AnyToolServer } from '../../src/core/registry.js';
-import { RESULT_BUDGET_BYTES } from '../../src/core/result-budget.js';
+import { executeTool, findTool, type AnyToolServer } from '../../src/core/tools/registry.js';
+import { RESULT_BUDGET_BYTES } from '../../src/core/tools/result-budget.js';
 import { createCanvasApiServer } from '../../src/canvasapi/index.js';
 import { resolveCanvasApiSettings, type CanvasApiSettingsInput } from '../../src/canvasapi/settings.js';
 import { createIncidentOpsServer } from '../../src/incidentops/index.js';

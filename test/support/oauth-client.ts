@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { createLogger, silentLogger, type Logger } from '../../src/core/logger.js';
-import type { AdmissionLimits } from '../../src/core/oauth/admission.js';
+import type { AdmissionLimits } from '../../src/core/serving/oauth/admission.js';
 const testLogger = process.env.OAUTH_TRACE ? createLogger('debug') : silentLogger;
-import { oauthRecords, type OAuthRecords } from '../../src/core/oauth/adapter.js';
-import { recordKeysFor } from '../../src/core/oauth/layer.js';
-import { serveOverHttp, type RunningHttpServer } from '../../src/core/serve.js';
+import { oauthRecords, type OAuthRecords } from '../../src/core/serving/oauth/adapter.js';
+import { recordKeysFor } from '../../src/core/serving/oauth/layer.js';
+import { serveOverHttp, type RunningHttpServer } from '../../src/core/serving/serve.js';
 import { generateStateKey, STATE_KEY_ENV, stateKeyFrom } from '../../src/core/store/sealed.js';
 import type { SharedStore } from '../../src/core/store/store.js';
 import type { RunningSandbox } from '../../src/sandbox/server.js';
 import { SERVERS } from '../../src/servers.js';
-import { RECORDS_GONE_CHANNEL } from '../../src/core/oauth/record-cache.js';
+import { RECORDS_GONE_CHANNEL } from '../../src/core/serving/oauth/record-cache.js';
 import { prepareOAuthMode } from '../../src/servers/oauth-mode.js';
 
 /** Where the test client says it receives the code; never contacted (the browser stops there). */

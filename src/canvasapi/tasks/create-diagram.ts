@@ -8,9 +8,10 @@
  */
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import type { ToolContext } from '../../core/tool.js';
+import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
-import { STICKY_COLORS, type CreateDiagramArgs } from './index.js';
+import type { CreateDiagramArgs } from './index.js';
+import { STICKY_COLORS } from '../task-vocabulary.js';
 
 type Json = Record<string, unknown>;
 type DiagramNode = CreateDiagramArgs['nodes'][number];

@@ -4,30 +4,14 @@
  * imported on a tool's first call, so a start loads none of it.
  */
 import { z } from 'zod';
-import { cappedString, genericCap, pathId } from '../../core/schema.js';
-import type { ToolDefinition } from '../../core/tool.js';
+import { cappedString, genericCap, pathId } from '../../core/tools/schema.js';
+import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
+import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
-
-/** Shape names the bulk endpoint draws, plus sticky notes. */
-export const DIAGRAM_SHAPES = [
-  'sticky_note',
-  'rectangle', 'round_rectangle', 'circle', 'triangle', 'rhombus', 'parallelogram', 'trapezoid', 'pentagon', 'hexagon', 'octagon',
-  'wedge_round_rectangle_callout', 'star', 'flow_chart_predefined_process', 'cloud', 'cross', 'can', 'right_arrow', 'left_arrow',
-  'left_right_arrow', 'left_brace', 'right_brace',
-] as const;
-
-/** Sticky-note colours the platform knows by name. */
-export const STICKY_COLORS = ['gray', 'light_yellow', 'yellow', 'orange', 'light_green', 'green', 'dark_green', 'cyan', 'light_pink', 'pink', 'violet', 'red', 'light_blue', 'blue', 'dark_blue', 'black'] as const;
-
-export const ITEM_TYPES = ['sticky_note', 'shape', 'text', 'card', 'app_card', 'image', 'document', 'embed', 'frame', 'preview'] as const;
-
-/** Nodes and edges one diagram may have: enough for a real flow, bounded for the platform's rate limit. */
-export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeIdChars: 100 } as const;
-export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
 /** A board ID, or a board link read as its ID (the rule every CanvasApi tool applies). */
 const boardId = () => pathId(cappedString('identifier', z.string().trim().min(1)).transform(boardIdFromLink));

@@ -7,11 +7,12 @@
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { requestIdOf, tagRequest } from '../../core/logger.js';
-import { RESULT_BUDGET_BYTES } from '../../core/result-budget.js';
-import type { ToolContext } from '../../core/tool.js';
-import type { QueryValue } from '../../core/upstream.js';
+import { RESULT_BUDGET_BYTES } from '../../core/tools/result-budget.js';
+import type { ToolContext } from '../../core/tools/tool.js';
+import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
-import { READ_LIMITS, type ReadBoardArgs } from './index.js';
+import type { ReadBoardArgs } from './index.js';
+import { READ_LIMITS } from '../task-vocabulary.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;

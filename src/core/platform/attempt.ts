@@ -1,0 +1,134 @@
+/**
+ * One attempt on the wire and the reading of its answer, capped: one AbortController and one
+ * timer per attempt (cleared when it ends, whatever the outcome), the caller's signal forwarded
+ * into it, and an answer read as a stream and abandoned past its byte cap (error answers past
+ * 1 MiB). Nothing outlives the attempt; what happened comes back as an outcome, never thrown.
+ */
+import type { Logger } from '../logger.js';
+import type { CappedBody, Send, SendInit, SentAnswer } from './http-send.js';
+import { NEVER_SENT_CODES, networkErrorCode } from './resend-rules.js';
+import { reportAnswer, upstreamObserved } from './upstream-observers.js';
+import type { AnswerHead, RequestContext } from './upstream-request.js';
+
+/** Error answers are only read this far (a message and details fit many times over). */
+const ERROR_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8');
+
+export type FailureKind = 'cancelled' | 'timeout' | 'network_error';
+
+export type AttemptFailure = {
+  type: 'failure';
+  kind: FailureKind;
+  code?: string;
+  /** Provably never reached the platform (refused, DNS, still queued). */
+  neverSent: boolean;
+  /** The status line, when the answer's head arrived before the failure. */
+  status?: number;
+};
+
+export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
+
+export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; sentAt: number } | TooLargeAnswer | AttemptFailure;
+
+/** What an attempt needs of its client. */
+export interface AttemptSettings {
+  platformName: string;
+  send: Send;
+  timeoutMs: number;
+  /** Largest successful answer read, in bytes. */
+  maxResponseBytes: number;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** Debug logs build objects: only when they go somewhere. */
+function debugEnabled(logger: Logger): boolean {
+  return typeof logger.isLevelEnabled === 'function' ? logger.isLevelEnabled('debug') : true;
+}
+
+export async function attemptOnce(settings: AttemptSettings, url: string, init: SendInit, ctx: RequestContext, attempt: number): Promise<AttemptOutcome> {
+  const { platformName, logger, timeoutMs, maxResponseBytes } = settings;
+  const callerSignal = ctx.req.signal;
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+  }, timeoutMs);
+  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+  if (callerSignal) {
+    if (callerSignal.aborted) onCallerAbort();
+    else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
+  }
+  const debug = debugEnabled(logger);
+  const observed = upstreamObserved();
+  const started = debug || observed ? performance.now() : 0;
+  const sentAt = settings.now().getTime();
+
+  const fail = (error: unknown, phase: 'connect' | 'body', status?: number): AttemptOutcome => {
+    let outcome: AttemptFailure;
+    if (callerSignal?.aborted) outcome = { type: 'failure', kind: 'cancelled', neverSent: false };
+    else if (timedOut) outcome = { type: 'failure', kind: 'timeout', neverSent: false };
+    else {
+      const code = networkErrorCode(error);
+      outcome = {
+        type: 'failure',
+        kind: 'network_error',
+        code,
+        neverSent: phase === 'connect' && code !== undefined && NEVER_SENT_CODES.has(code),
+      };
+    }
+    if (status !== undefined) outcome.status = status;
+    if (observed) reportAnswer(platformName, ctx.req.method, started, status, outcome.kind === 'network_error' ? outcome.code ?? 'network_error' : outcome.kind);
+    if (debug) {
+      const durationMs = Math.round(performance.now() - started);
+      logger.debug({ request_id: ctx.requestId, platform: platformName, method: ctx.req.method, path: ctx.path, attempt, durationMs, status, error: outcome.code ?? outcome.kind }, 'upstream request failed');
+    }
+    return outcome;
+  };
+
+  try {
+    let response: SentAnswer;
+    try {
+      response = await settings.send(url, init, signal);
+    } catch (error) {
+      return fail(error, 'connect');
+    }
+    const ok = response.status >= 200 && response.status < 300;
+    const limit = ok ? maxResponseBytes : Math.min(maxResponseBytes, ERROR_BODY_LIMIT_BYTES);
+    const lengthHeader = response.headers.get('content-length');
+    const declared = lengthHeader !== null && /^\s*\d+\s*$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+    if (ok && declared !== undefined && declared > limit) {
+      response.discard();
+      if (observed) reportAnswer(platformName, ctx.req.method, started, response.status, undefined);
+      if (debug) logger.debug({ request_id: ctx.requestId, platform: platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, declared, limit }, 'upstream answer larger than the limit; not read');
+      return { type: 'too_large', response, limit, declared };
+    }
+    let read: CappedBody;
+    try {
+      read = await response.read(limit, !ok);
+      if (signal.aborted) throw signal.reason;
+    } catch (error) {
+      return fail(error, 'body', response.status);
+    }
+    if (read.overflow && ok) {
+      if (observed) reportAnswer(platformName, ctx.req.method, started, response.status, undefined);
+      if (debug) logger.debug({ request_id: ctx.requestId, platform: platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
+      return { type: 'too_large', response, limit };
+    }
+    const text = utf8.decode(read.bytes);
+    if (observed) reportAnswer(platformName, ctx.req.method, started, response.status, undefined);
+    if (debug) {
+      logger.debug(
+        { request_id: ctx.requestId, platform: platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, durationMs: Math.round(performance.now() - started) },
+        'upstream request',
+      );
+    }
+    return { type: 'response', response, text, sentAt };
+  } finally {
+    clearTimeout(timer);
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+  }
+}

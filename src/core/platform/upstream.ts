@@ -1,0 +1,400 @@
+/**
+ * Platform-neutral HTTP client for the upstream SaaS APIs.
+ *
+ * It knows neither platform: base URL, credentials, rate-limit headers and error bodies
+ * come in as options. Every failure leaves as a ToolError. This file runs a call through its
+ * attempts; each rule is its own small piece beside it:
+ *
+ * - which requests may be sent again, and after what: resend-rules.ts (by the operation's
+ *   effect, not its HTTP method: nothing lost, nothing done twice);
+ * - the rate-limit hold: rate-limit-hold.ts (a 429 holds back the requests made with the same
+ *   credentials: the server's own, or in OAuth mode one user's), shared by replicas through
+ *   rate-limits.ts;
+ * - one attempt and reading its answer, capped at `maxResponseBytes`: attempt.ts (one timer and
+ *   one AbortController per attempt; nothing outlives a call);
+ * - describing a failure: failure-description.ts, with the credentials redacted (secrets.ts);
+ * - the URL and the headers: request-url.ts, request-headers.ts; the options and bounds:
+ *   upstream-options.ts; what observers (metrics) hear: upstream-observers.ts.
+ *
+ * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
+ * queue in arrival order, concurrency.ts).
+ */
+
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import { ToolError } from '../errors.js';
+import { jsonText } from '../json.js';
+import { requestIdOf, silentLogger, type Logger } from '../logger.js';
+import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
+import { ConcurrencyLimiter } from './concurrency.js';
+import { FailureDescriber, seconds } from './failure-description.js';
+import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
+import { RateLimitHolds } from './rate-limit-hold.js';
+import { rateLimitHolder } from './rate-limits.js';
+import { RequestHeaders } from './request-headers.js';
+import { buildPath, buildQueryString } from './request-url.js';
+import { effectOf, HTTP_METHODS, mayResend, RETRYABLE_STATUSES } from './resend-rules.js';
+import { secretsOf, redact } from './secrets.js';
+import {
+  boundSetting,
+  DEFAULT_MAX_CONCURRENT_REQUESTS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS,
+  DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS,
+  positive,
+  UPSTREAM_ENV,
+  type SleepFn,
+  type UpstreamClientOptions,
+} from './upstream-options.js';
+import { reportRateLimitWait } from './upstream-observers.js';
+import type { RequestContext, UpstreamRequest, UpstreamResponse } from './upstream-request.js';
+
+// The client's public surface, from the pieces it is made of.
+export { raceAbort, type HeaderLookup } from './http-send.js';
+export { effectOf, isIdempotent, mayResend, type HttpMethod, type OperationEffect } from './resend-rules.js';
+export { buildPath, buildQueryString, type QueryScalar, type QueryValue } from './request-url.js';
+export { defaultRetryAfterSeconds } from './rate-limit-hold.js';
+export { defaultParseError, isJsonContentType, type ErrorDescription, type ErrorDescriptionContext, type PlatformErrorInfo } from './failure-description.js';
+export {
+  DEFAULT_MAX_CONCURRENT_REQUESTS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS,
+  DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS,
+  UPSTREAM_ENV,
+  type RateLimitOptions,
+  type RetryOptions,
+  type SleepFn,
+  type UpstreamClientOptions,
+} from './upstream-options.js';
+export { observeUpstream, type RateLimitWaitEvent, type UpstreamAnswerEvent, type UpstreamObserver } from './upstream-observers.js';
+export type { AnswerHead, UpstreamRequest, UpstreamResponse } from './upstream-request.js';
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, signal ? { signal } : undefined);
+}
+
+export class UpstreamClient {
+  private readonly baseUrl: string;
+  private readonly platformName: string;
+  private readonly options: UpstreamClientOptions;
+  private readonly sleepImpl: SleepFn;
+  private readonly now: () => Date;
+  private readonly random: () => number;
+  private readonly logger: Logger;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly maxRateLimitWaitMs: number;
+  /** Largest answer read, in bytes. */
+  readonly maxResponseBytes: number;
+  private readonly limiter: ConcurrencyLimiter;
+  /** 429 state per credential identity (`rateLimitHolder()`), keyed like the shared holds. */
+  private readonly holds: RateLimitHolds;
+  private readonly headers: RequestHeaders;
+  private readonly failures: FailureDescriber;
+  private readonly attemptSettings: AttemptSettings;
+
+  constructor(options: UpstreamClientOptions) {
+    this.options = options;
+    this.platformName = options.platformName;
+    let parsed: URL;
+    try {
+      parsed = new URL(options.baseUrl);
+    } catch {
+      throw new ToolError({
+        kind: 'not_configured',
+        message: `The ${options.platformName} base URL is not a valid URL.`,
+        nextStep: `Set the ${options.platformName} base URL to an absolute http(s) URL.`,
+      });
+    }
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search || parsed.hash) {
+      throw new ToolError({
+        kind: 'not_configured',
+        message: `The ${options.platformName} base URL must be an http(s) URL without query or fragment.`,
+        nextStep: `Set the ${options.platformName} base URL to something like https://api.example.com or http://127.0.0.1:4000/prefix.`,
+      });
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.sleepImpl = options.sleep ?? defaultSleep;
+    this.now = options.now ?? (() => new Date());
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger ?? silentLogger;
+    this.timeoutMs = positive(options.timeoutMs, 30_000) || 30_000;
+    this.maxRetries = Math.floor(positive(options.retry?.maxRetries, 2));
+    this.baseDelayMs = positive(options.retry?.baseDelayMs, 250);
+    this.maxDelayMs = positive(options.retry?.maxDelayMs, 2000);
+    this.maxRateLimitWaitMs = positive(options.rateLimit?.maxWaitMs, 10_000);
+    const minBackoffMs = Math.max(DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS, positive(options.rateLimit?.minBackoffMs, DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS));
+    const maxBackoffMs = Math.max(minBackoffMs, positive(options.rateLimit?.maxBackoffMs, DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS));
+    this.holds = new RateLimitHolds({ now: this.now, minBackoffMs, maxBackoffMs, retryAfterSeconds: options.retryAfterSeconds });
+    const env = options.env ?? process.env;
+    this.maxResponseBytes = boundSetting(options.maxResponseBytes, env, UPSTREAM_ENV.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, this.platformName);
+    this.limiter = new ConcurrencyLimiter(
+      boundSetting(options.maxConcurrentRequests, env, UPSTREAM_ENV.maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS, this.platformName),
+    );
+    this.headers = new RequestHeaders(options);
+    this.failures = new FailureDescriber(options, this.timeoutMs, this.logger);
+    const send = options.fetch ? fetchSend(options.fetch) : nodeSend;
+    this.attemptSettings = { platformName: this.platformName, send, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, logger: this.logger, now: this.now };
+  }
+
+  /**
+   * Requests in flight and waiting for a slot; until when a 429 holds back the current identity's
+   * requests (epoch ms, 0 when not); how many identities have 429 state.
+   */
+  stats(): { inFlight: number; queued: number; maxConcurrentRequests: number; notBefore: number; holds: number } {
+    return {
+      inFlight: this.limiter.inFlight,
+      queued: this.limiter.queued,
+      maxConcurrentRequests: this.limiter.limit,
+      notBefore: this.holds.notBefore(rateLimitHolder()),
+      holds: this.holds.size,
+    };
+  }
+
+  async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    const { method } = req;
+    if (!HTTP_METHODS.includes(method)) {
+      throw new ToolError({
+        kind: 'internal',
+        message: `Unsupported HTTP method ${String(method)}; nothing was sent.`,
+        nextStep: 'This is a bug in the tool server; report it.',
+      });
+    }
+    const allowed = this.options.allowedMethods;
+    if (allowed && !allowed.includes(method)) {
+      throw new ToolError({
+        kind: 'internal',
+        message: `This ${this.platformName} server only sends ${allowed.join(', ')} requests; refused to send ${method} ${req.path} (nothing was sent).`,
+        nextStep: 'This server is restricted (read-only); use a server configured for changes if changing data is intended.',
+      });
+    }
+
+    let path = buildPath(req.path, req.pathParams);
+    if (path !== '' && !path.startsWith('/')) path = `/${path}`;
+    const query = buildQueryString(req.query);
+    const url = `${this.baseUrl}${path}${query ? `?${query}` : ''}`;
+
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      try {
+        body = jsonText(req.body); // bigints (int64 IDs) go out digit-exact
+      } catch {
+        throw ToolError.invalidParameter('body', 'cannot be serialised as JSON');
+      }
+    }
+
+    const ctx: RequestContext = {
+      req,
+      path,
+      secrets: [],
+      effect: effectOf(req),
+      resendable: mayResend(req),
+      ambiguous: undefined,
+      requestId: requestIdOf(req.signal),
+      holder: rateLimitHolder(),
+    };
+    if (req.signal?.aborted) throw this.failures.failure('cancelled', ctx, 0, { mayHaveHappened: false });
+
+    let authorization = await this.readAuthorization();
+    ctx.secrets = secretsOf(authorization);
+    if (req.signal?.aborted) throw this.failures.failure('cancelled', ctx, 0, { mayHaveHappened: false });
+    let headers = this.headers.build(req.headers, authorization, body !== undefined);
+    let refreshed = false;
+    /** The rate-limit deadline this request has just waited out itself (the gate does not wait for it again). */
+    let waitedUntil: number | undefined;
+
+    for (let attempt = 1; ; attempt += 1) {
+      const retriesLeft = attempt <= this.maxRetries;
+      const outcome = await this.attemptInTurn(url, { method, headers, body }, ctx, attempt, waitedUntil);
+      waitedUntil = undefined;
+
+      if (outcome.type === 'failure') {
+        if (outcome.kind === 'cancelled') {
+          throw this.failures.failure('cancelled', ctx, outcome.neverSent ? attempt - 1 : attempt, {
+            mayHaveHappened: !outcome.neverSent || ctx.ambiguous !== undefined,
+          });
+        }
+        if (outcome.neverSent) {
+          if (retriesLeft) {
+            await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
+            continue;
+          }
+          throw this.failures.failure(outcome.kind, ctx, attempt, {}, outcome);
+        }
+        // It may have reached the platform and been carried out.
+        if (ctx.resendable && retriesLeft) {
+          ctx.ambiguous = this.failures.failureText(outcome);
+          await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
+          continue;
+        }
+        throw this.failures.failure(outcome.kind, ctx, attempt, { ...(outcome.status !== undefined ? { status: outcome.status } : {}), mayHaveHappened: true }, outcome);
+      }
+
+      if (outcome.type === 'too_large') throw this.failures.tooLarge(outcome, ctx, attempt);
+
+      const { response, text } = outcome;
+      const status = response.status;
+      if (status !== 429 && this.holds.size > 0) this.holds.settle(ctx.holder);
+      if (status >= 200 && status < 300) {
+        return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T };
+      }
+
+      if (status === 401 && !refreshed && this.options.refreshAuthorization) {
+        refreshed = true;
+        let renewed = false;
+        try {
+          renewed = await this.options.refreshAuthorization();
+        } catch (error) {
+          this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
+        }
+        if (renewed) {
+          authorization = await this.readAuthorization();
+          ctx.secrets = [...ctx.secrets, ...secretsOf(authorization)];
+          headers = this.headers.build(req.headers, authorization, body !== undefined);
+          this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path }, 'credentials refreshed after a 401; sending once more');
+          attempt -= 1; // the refresh does not consume the retry budget
+          continue;
+        }
+      }
+
+      if (status === 429) {
+        // The platform refused the request: safe to send again for every effect.
+        const { waitMs, deadline } = this.holds.holdAfter429(ctx.holder, response, outcome.sentAt);
+        await this.options.sharedRateLimit?.raise(deadline);
+        const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+        if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
+          this.logger.warn(
+            { request_id: ctx.requestId, platform: this.platformName, method, path, attempt, waitMs },
+            `${this.platformName} rate limit reached; waiting before retrying`,
+          );
+          reportRateLimitWait(this.platformName, waitMs);
+          await this.pause(waitMs, ctx, attempt, undefined);
+          waitedUntil = deadline;
+          continue;
+        }
+        throw this.failures.httpFailure(response, text, ctx, attempt, retryAfterSeconds);
+      }
+
+      if (status === 404 && ctx.effect === 'delete' && ctx.ambiguous !== undefined) {
+        const target = req.resourceLabel ?? `the resource at ${path}`;
+        const note =
+          `An earlier attempt of this delete failed (${ctx.ambiguous}) after it may have reached ${this.platformName}; ` +
+          `sent again, it was answered 404 (not found), so the earlier attempt most likely deleted ${target}. ` +
+          'Nothing is left to delete. If the ID may have been wrong, a list tool shows what exists.';
+        this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path, attempt }, 'delete resent after an ambiguous failure found the resource gone; reporting success');
+        return {
+          status,
+          headers: response.headers,
+          data: redact({ success: true, already_deleted: true, note }, ctx.secrets) as T,
+          alreadyApplied: true,
+          note: redact(note, ctx.secrets) as string,
+        };
+      }
+
+      if (RETRYABLE_STATUSES.has(status) && ctx.resendable && retriesLeft) {
+        ctx.ambiguous = `HTTP ${status}`;
+        await this.pause(this.backoffMs(attempt), ctx, attempt, `HTTP ${status}`);
+        continue;
+      }
+      throw this.failures.httpFailure(response, text, ctx, attempt, undefined);
+    }
+  }
+
+  /**
+   * One attempt in its turn: waits for a slot (FIFO), then for the end of any rate-limit wait of
+   * this client, then sends. The slot is held from sending until the answer is read.
+   */
+  private async attemptInTurn(
+    url: string,
+    init: SendInit,
+    ctx: RequestContext,
+    attempt: number,
+    waitedUntil: number | undefined,
+  ): Promise<AttemptOutcome> {
+    const signal = ctx.req.signal;
+    let release: () => void;
+    try {
+      release = await this.limiter.acquire(signal);
+    } catch (error) {
+      if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
+      throw error;
+    }
+    try {
+      await this.waitForRateLimit(ctx, attempt, waitedUntil);
+      return await attemptOnce(this.attemptSettings, url, init, ctx, attempt);
+    } finally {
+      release();
+    }
+  }
+
+  /** Holds a request back while a 429 for its identity says to; past `maxWaitMs` it fails without sending. */
+  private async waitForRateLimit(ctx: RequestContext, attempt: number, waitedUntil: number | undefined): Promise<void> {
+    let seen = waitedUntil ?? Number.NEGATIVE_INFINITY;
+    for (;;) {
+      const until = Math.max(this.holds.notBefore(ctx.holder), this.options.sharedRateLimit?.notBefore() ?? 0);
+      if (until <= seen) return;
+      const waitMs = until - this.now().getTime();
+      if (waitMs <= 0) return;
+      if (waitMs > this.maxRateLimitWaitMs) {
+        const wait = Math.max(1, Math.ceil(waitMs / 1000));
+        throw this.failures.failure('rate_limited', ctx, attempt - 1, {
+          retryAfterSeconds: wait,
+          overrideMessage: `${this.platformName} is rate limiting this server (an earlier request was answered HTTP 429); requests are allowed again in ${seconds(wait)}. This request was not sent.`,
+        });
+      }
+      seen = until;
+      this.logger.debug(
+        { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: waitMs },
+        'holding the request back: the platform asked to slow down',
+      );
+      reportRateLimitWait(this.platformName, waitMs);
+      await this.pause(waitMs, ctx, attempt - 1, undefined);
+    }
+  }
+
+  private async readAuthorization(): Promise<string> {
+    let value: string | undefined;
+    try {
+      value = await this.options.authorization();
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      value = undefined;
+    }
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new ToolError({
+        kind: 'not_configured',
+        message:
+          this.options.missingCredentialsMessage ??
+          `No ${this.platformName} credentials are configured; nothing was sent.`,
+        nextStep:
+          this.options.missingCredentialsNextStep ?? `Configure a ${this.platformName} API token and restart the server.`,
+      });
+    }
+    return value;
+  }
+
+  private backoffMs(attempt: number): number {
+    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    const jitter = Math.min(Math.max(this.random(), 0), 1);
+    return Math.floor(jitter * ceiling);
+  }
+
+  /** Sleeps, but ends at once (as `cancelled`) when the caller aborts. */
+  private async pause(ms: number, ctx: RequestContext, attempt: number, reason: string | undefined): Promise<void> {
+    const signal = ctx.req.signal;
+    if (reason !== undefined) {
+      this.logger.debug(
+        { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, delayMs: ms, reason },
+        'retrying upstream request after backoff',
+      );
+    }
+    if (signal?.aborted) throw this.failures.failure('cancelled', ctx, attempt, {});
+    try {
+      await raceAbort(this.sleepImpl(ms, signal), signal);
+    } catch (error) {
+      if (signal?.aborted) throw this.failures.failure('cancelled', ctx, attempt, {});
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * A server's platform credentials in OAuth mode: the platform token of the user the current
+ * request acts for (`currentIdentity()`), from the vault, renewed with the platform shortly
+ * before expiry or after a 401 by one replica at a time, the rotated pair written back. With no
+ * identity, or an identity of another platform, the call fails closed: no token of anyone else
+ * is ever sent.
+ *
+ * A store that fails never signs anyone out: a token that is still valid is used when its renewal
+ * cannot be claimed, and a renewed pair the store refused is kept in this process, used, and
+ * written as soon as the store takes writes again (the platform has already rotated the old one).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Credentials } from '../../signin/credentials.js';
+import type { PlatformAuth } from '../../signin/platform-auth.js';
+import { ToolError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { currentIdentity, type RequestIdentity } from '../../platform/request-identity.js';
+import type { PlatformTokens, TokenVault } from './vault.js';
+
+/** Renew this long before expiry (at most half the token's lifetime). */
+const REFRESH_SKEW_MS = 60_000;
+/**
+ * A renewal claim lapses this long after its holder last extended it: a replica that dies while
+ * renewing holds the others back by at most this much. The holder extends it while it works.
+ */
+export const RENEWAL_CLAIM_MS = 3_000;
+/** The platform's answer to a refresh request must come within this. */
+const REFRESH_TIMEOUT_MS = 10_000;
+/** How often a renewed pair the store refused is offered to it again. */
+const UNSAVED_RETRY_MS = 1_000;
+
+function signInAgain(name: string, why: string): ToolError {
+  return new ToolError({ kind: 'unauthorized', message: `${why}`, nextStep: `Sign in to ${name} again: reconnect the MCP client so that it runs the authorization again.` });
+}
+
+/** The store's own error names its host: the caller learns only that it did not answer. */
+function storeUnavailable(name: string): ToolError {
+  return new ToolError({
+    kind: 'unavailable',
+    message: `The server's sign-in store is not answering, so your ${name} sign-in could not be read or renewed; nothing was sent.`,
+    nextStep: 'Try the call again in a few seconds: you are still signed in.',
+    retryAfterSeconds: 2,
+  });
+}
+
+function expiresSoon(tokens: PlatformTokens, now: number): boolean {
+  if (tokens.expiresAt === undefined) return false;
+  const lifetime = tokens.expiresAt - tokens.obtainedAt;
+  const skew = lifetime > 0 ? Math.min(REFRESH_SKEW_MS, lifetime / 2) : REFRESH_SKEW_MS;
+  return tokens.expiresAt - skew <= now;
+}
+
+function expired(tokens: PlatformTokens, now: number): boolean {
+  return tokens.expiresAt !== undefined && tokens.expiresAt <= now;
+}
+
+/** A pair renewed here that the store has not yet taken, and the access token it replaces there. */
+interface Unsaved {
+  tokens: PlatformTokens;
+  replaces: string;
+  owner: string;
+}
+
+export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now, renewalClaimMs = RENEWAL_CLAIM_MS): Credentials {
+  const heartbeatMs = Math.max(10, Math.floor(renewalClaimMs / 3));
+  /** Longest a call with an expired token waits for another replica's renewal: its refresh, a lapsed claim, then its own. */
+  const renewalWaitMs = 2 * REFRESH_TIMEOUT_MS + renewalClaimMs;
+  /** One renewal per user at a time in this process. */
+  const renewing = new Map<string, Promise<PlatformTokens | undefined>>();
+  /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
+  const lastSent = new Map<string, string>();
+  const unsaved = new Map<string, Unsaved>();
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  const identityOfRequest = (): RequestIdentity => {
+    const identity = currentIdentity();
+    if (!identity) throw new ToolError({ kind: 'unauthorized', message: `No signed-in user for this request: in OAuth mode every ${auth.name} call acts for the user of its MCP token.` });
+    if (!identity.userKey.startsWith(`${auth.platform}:`)) throw new ToolError({ kind: 'forbidden', message: `This MCP token was issued for another platform's sign-in, not ${auth.name}.` });
+    return identity;
+  };
+  const userKey = (): string => identityOfRequest().userKey;
+  /** The sign-in the bearer check already read, once per request (see RequestIdentity.platformTokens). */
+  const takeVerified = (identity: RequestIdentity): PlatformTokens | undefined => {
+    const tokens = identity.platformTokens;
+    delete identity.platformTokens;
+    return tokens;
+  };
+
+  /** The user's current pair: one renewed here that the store has not taken yet is the only one the platform still honours. */
+  const read = async (key: string): Promise<PlatformTokens | undefined> => {
+    const kept = unsaved.get(key);
+    if (kept) return kept.tokens;
+    try {
+      return await vault.get(key);
+    } catch {
+      throw storeUnavailable(auth.name);
+    }
+  };
+
+  /** Writes a pair the store refused, unless the stored sign-in moved on (the user signed in again). True when settled. */
+  const saveUnsaved = async (key: string, entry: Unsaved): Promise<boolean> => {
+    try {
+      const stored = await vault.get(key);
+      if (stored?.accessToken === entry.replaces) await vault.put(key, entry.tokens);
+      unsaved.delete(key);
+      await vault.releaseRenewal(key, entry.owner).catch(() => undefined);
+      logger.info({ platform: auth.platform }, stored?.accessToken === entry.replaces ? 'renewed user platform token written after a store failure' : 'a newer sign-in replaced a renewed platform token the store had refused');
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const retryUnsaved = (): void => {
+    if (retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      void Promise.all([...unsaved].map(([key, entry]) => saveUnsaved(key, entry))).then(() => {
+        if (unsaved.size > 0) retryUnsaved();
+      });
+    }, UNSAVED_RETRY_MS);
+    retryTimer.unref();
+  };
+
+  /** Sends the refresh grant and stores the rotated pair; called only while holding the user's renewal. */
+  const refreshWith = async (key: string, current: PlatformTokens, owner: string): Promise<PlatformTokens> => {
+    if (!current.refreshToken || !auth.oauth.clientId) throw signInAgain(auth.name, `The ${auth.name} sign-in has expired and cannot be renewed.`);
+    const { refreshTokenSet } = await import('../../signin/oauth.js');
+    let next: PlatformTokens;
+    try {
+      const set = await refreshTokenSet(
+        { authorizeUrl: auth.oauth.authorizeUrl, tokenUrl: auth.oauth.tokenUrl, clientId: auth.oauth.clientId, ...(auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : {}), ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}) },
+        current.refreshToken,
+        { now, timeoutMs: REFRESH_TIMEOUT_MS },
+      );
+      next = {
+        ...current,
+        accessToken: set.accessToken,
+        tokenType: set.tokenType,
+        obtainedAt: now(),
+        refreshToken: set.refreshToken ?? current.refreshToken,
+        ...(set.scope !== undefined ? { scope: set.scope } : {}),
+      };
+      if (set.expiresAt !== undefined) next.expiresAt = set.expiresAt;
+      else delete next.expiresAt;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.warn({ platform: auth.platform, err: message }, 'could not renew a user platform token');
+      // A replica whose renewed pair the store refused writes it once the store is back: look once more before giving up.
+      await sleep(2 * UNSAVED_RETRY_MS);
+      const latest = await vault.get(key).catch(() => undefined);
+      if (latest && latest.accessToken !== current.accessToken) return latest;
+      if (!expired(current, now())) return current;
+      throw signInAgain(auth.name, `The ${auth.name} sign-in could not be renewed: ${message}`);
+    }
+    try {
+      await vault.put(key, next);
+      logger.info({ platform: auth.platform, expiresAt: next.expiresAt }, 'user platform token renewed');
+    } catch {
+      // The platform rotated the refresh token already: losing this pair would sign the user out.
+      unsaved.set(key, { tokens: next, replaces: unsaved.get(key)?.replaces ?? current.accessToken, owner });
+      retryUnsaved();
+      logger.warn({ platform: auth.platform }, 'renewed user platform token kept in memory: the store refused it; written when it accepts writes');
+    }
+    return next;
+  };
+
+  /** Renews while holding the claim, extending it as it goes; the claim stays while the store has not taken the result. */
+  const renewHolding = async (key: string, owner: string, replacing: string): Promise<PlatformTokens | undefined> => {
+    const heartbeat = setInterval(() => void vault.extendRenewal(key, owner, renewalClaimMs).catch(() => undefined), heartbeatMs);
+    heartbeat.unref();
+    try {
+      const latest = await read(key);
+      if (!latest || latest.accessToken !== replacing) return latest;
+      return await refreshWith(key, latest, owner);
+    } finally {
+      clearInterval(heartbeat);
+      if (!unsaved.has(key)) await vault.releaseRenewal(key, owner).catch(() => undefined);
+    }
+  };
+
+  /**
+   * One renewal per user across every replica: the platform's refresh token rotates, so a second
+   * concurrent use would fail (and may end the sign-in). Whoever claims the renewal in the store
+   * refreshes; the others use the current token while it is valid, or watch the vault for the
+   * result and take over if the claim lapses.
+   */
+  const renewAcrossReplicas = async (key: string, stale: string | undefined): Promise<PlatformTokens | undefined> => {
+    // Read again first: a call on another replica may have renewed it already.
+    const first = await read(key);
+    if (!first) return undefined;
+    if (stale === undefined && !expiresSoon(first, now())) return first;
+    const replacing = stale ?? first.accessToken;
+    if (first.accessToken !== replacing) return first;
+    // Not refused by the platform and not expired: good for this call while the renewal waits.
+    const usable = stale === undefined && !expired(first, now()) ? first : undefined;
+    const owner = `${process.pid}-${randomUUID()}`;
+    const giveUpAt = Date.now() + renewalWaitMs;
+    for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
+      let claimed: boolean;
+      try {
+        claimed = await vault.claimRenewal(key, owner, renewalClaimMs);
+      } catch {
+        if (usable) return usable;
+        throw storeUnavailable(auth.name);
+      }
+      if (claimed) return renewHolding(key, owner, replacing);
+      if (usable) return usable;
+      if (Date.now() >= giveUpAt) {
+        throw new ToolError({
+          kind: 'timeout',
+          message: `Another replica of this server is renewing the ${auth.name} sign-in of this user and did not finish within ${Math.round(renewalWaitMs / 1000)} s.`,
+          nextStep: 'Try the call again in a moment.',
+        });
+      }
+      await sleep(pause);
+      const current = await read(key);
+      if (!current || current.accessToken !== replacing) return current;
+    }
+  };
+
+  const renew = (key: string, stale: string | undefined): Promise<PlatformTokens | undefined> => {
+    let running = renewing.get(key);
+    if (!running) {
+      running = renewAcrossReplicas(key, stale).finally(() => renewing.delete(key));
+      renewing.set(key, running);
+    }
+    return running;
+  };
+
+  return {
+    async authorization() {
+      const identity = identityOfRequest();
+      const key = identity.userKey;
+      const verified = takeVerified(identity);
+      let tokens = verified && !unsaved.has(key) ? verified : await read(key);
+      if (!tokens) throw signInAgain(auth.name, `No ${auth.name} sign-in is stored for this user (it was removed or the server's state key changed).`);
+      if (expiresSoon(tokens, now())) {
+        const renewed = await renew(key, undefined);
+        if (renewed) tokens = renewed;
+      }
+      lastSent.set(key, tokens.accessToken);
+      return `Bearer ${tokens.accessToken}`;
+    },
+    async refresh() {
+      const key = userKey();
+      const stale = lastSent.get(key);
+      const renewed = await renew(key, stale);
+      return renewed !== undefined && renewed.accessToken !== stale;
+    },
+  };
+}

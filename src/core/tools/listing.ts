@@ -1,0 +1,52 @@
+/**
+ * What tools/list shows of a tool: its name in the view's style and its JSON Schemas, converted
+ * once per process (stateless HTTP builds a server per request). Shared by views and meta mode.
+ */
+import type { Tool } from '@modelcontextprotocol/server';
+import { styledName, type NameStyle } from './names.js';
+import { outputSchemaSaysSomething, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
+import type { AnyToolDefinition } from './tool.js';
+
+/** One tool's definition exactly as tools/list shows it. */
+export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName: string): Tool {
+  const listed: Tool = {
+    name: styledName(tool.name, style),
+    title: tool.title,
+    description: restyle(tool.description, style, serverName),
+    inputSchema: inputJsonSchema(tool) as Tool['inputSchema'],
+  };
+  const output = outputJsonSchema(tool);
+  if (output) listed.outputSchema = output as Tool['outputSchema'];
+  listed.annotations = { ...tool.hints };
+  return listed;
+}
+
+/** Tool names inside texts follow the view's style, so an agent never sees a name it cannot call. */
+export function restyle(text: string, style: NameStyle, serverName: string): string {
+  if (style === 'contract') return text;
+  return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), style === 'underscore' ? `${serverName}_` : '');
+}
+
+const inputSchemaCache = new WeakMap<object, JsonSchema>();
+const outputSchemaCache = new WeakMap<object, JsonSchema | null>();
+
+export function inputJsonSchema(tool: AnyToolDefinition): JsonSchema {
+  let json = inputSchemaCache.get(tool);
+  if (!json) {
+    json = tool.inputJsonSchema ?? toInputJsonSchema(tool.input);
+    inputSchemaCache.set(tool, json);
+  }
+  return json;
+}
+
+/** The advertised output schema, or undefined when it would say nothing. */
+export function outputJsonSchema(tool: AnyToolDefinition): JsonSchema | undefined {
+  // Keyed by the schema, not the tool: tools that share one output schema (all of CanvasApi's) convert it once.
+  let json = outputSchemaCache.get(tool.output);
+  if (json === undefined) {
+    const converted = toOutputJsonSchema(tool.output);
+    json = outputSchemaSaysSomething(converted) ? converted : null;
+    outputSchemaCache.set(tool.output, json);
+  }
+  return json ?? undefined;
+}
