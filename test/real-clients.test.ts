@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { silentLogger } from '../src/core/logger.js';
-import { listTools } from '../src/core/registry.js';
+import { listTools } from '../src/core/tools/registry.js';
 import { SERVERS } from '../src/servers.js';
 import { startSandbox, type RunningSandbox } from '../src/sandbox/server.js';
 import { FINAL_TEXT, startModelStandIn, type ModelRequest, type ModelStandIn } from './support/model-stand-in.js';

@@ -116,3 +116,13 @@ export function checkTimeWindow(args: { since?: string | undefined; until?: stri
     ctx.addIssue({ code: 'custom', path: ['until'], message: `may be at most ${rules.maxFutureDays} days in the future` });
   }
 }
+
+/** How far past `at` to look for the next person: longer than a weekly rotation with a gap. */
+export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
+
+/** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
+export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
+  const zone = timeZone ?? 'utc';
+  if (at === undefined) return DateTime.fromJSDate(now).setZone(zone);
+  return DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
+}

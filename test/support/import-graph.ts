@@ -3,7 +3,7 @@
  * the core's rooms depend in one direction only. Read from tsc's output, so type-only imports
  * (erased) do not count and dynamic `import()` does, as at run time.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -11,9 +11,11 @@ import ts from 'typescript';
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 /** Every relative import of every `.js` file under `root`: static, re-exports and `import('...')` with a literal. */
-export function readImportGraph(root: string): ImportGraph {
+export function readImportGraph(root: string, sourceRoot?: string): ImportGraph {
   const graph = new Map<string, string[]>();
-  for (const file of jsFilesUnder(root)) {
+  // Compiled files whose source is gone (a moved or deleted .ts leaves its old output in build/) are not the program.
+  const current = (file: string) => !sourceRoot || existsSync(path.join(sourceRoot, path.relative(root, file)).replace(/\.js$/, '.ts'));
+  for (const file of jsFilesUnder(root).filter(current)) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
     const targets = new Set<string>();
     const visit = (node: ts.Node): void => {

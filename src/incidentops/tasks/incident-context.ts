@@ -1,6 +1,6 @@
 /** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
 import { isRecord } from '../../core/json.js';
-import type { ToolContext } from '../../core/tool.js';
+import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';

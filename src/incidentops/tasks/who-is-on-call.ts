@@ -1,9 +1,10 @@
 /** WhoIsOnCall's logic, loaded on its first call (the definition is in ../tools/who-is-on-call.ts). */
 import type { DateTime } from 'luxon';
-import type { ToolContext } from '../../core/tool.js';
+import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
-import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS, type WhoIsOnCallArgs, type WhoIsOnCallResult } from '../tools/who-is-on-call.js';
+import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS } from '../params.js';
+import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../tools/who-is-on-call.js';
 import { resolveByIdOrName } from './by-name.js';
 
 /** The platform's on-call filter takes at most this many policies at once. */

@@ -1,15 +1,12 @@
-import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { cappedString } from '../../core/schema.js';
+import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { idParam, isoTimeParam, parseIsoTime, timeZoneParam } from '../params.js';
+import { idParam, instantOf, isoTimeParam, NEXT_SHIFT_LOOKAHEAD_DAYS, parseIsoTime, timeZoneParam } from '../params.js';
 import { checkedOutput } from '../shape.js';
 import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
 
 // Only the definition lives here; the logic (src/incidentops/tasks/) loads on the first call.
 
-/** How far past `at` to look for the next person: longer than a weekly rotation with a gap. */
-export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
 /** `at` may be this far ahead, so that its lookahead stays inside the platform's on-call window. */
 export const MAX_AT_FUTURE_DAYS = MAX_ONCALL_FUTURE_DAYS - NEXT_SHIFT_LOOKAHEAD_DAYS;
 const SUBJECTS = ['service_id', 'team_id', 'schedule_id', 'escalation_policy_id'] as const;
@@ -26,13 +23,6 @@ const outputSchema = z.object({
 
 /** A service or team ID, or its name: a name is only ever sent as a query value, never in a path. */
 const idOrNameParam = (description: string) => cappedString('identifier', z.string().trim().min(1)).describe(description);
-
-/** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
-export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
-  const zone = timeZone ?? 'utc';
-  if (at === undefined) return DateTime.fromJSDate(now).setZone(zone);
-  return DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
-}
 
 const input = z
   .strictObject({
