@@ -13,10 +13,10 @@
  * Idempotent: when every pinned package is installed at its version it does nothing. A failure is
  * reported and leaves exit code 0, so that the rest of the suite still runs (the test then skips).
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installedAsPinned, npmCiInto } from './pinned-install.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const manifestDir = path.join(root, 'test', 'real-clients');
@@ -28,13 +28,7 @@ function upToDate() {
   const lockText = readFileSync(path.join(manifestDir, 'package-lock.json'), 'utf8');
   const installedLock = path.join(installDir, 'package-lock.json');
   if (!existsSync(installedLock) || readFileSync(installedLock, 'utf8') !== lockText) return false;
-  const lock = JSON.parse(lockText);
-  for (const name of Object.keys(lock.packages?.['']?.dependencies ?? {})) {
-    const wanted = lock.packages[`node_modules/${name}`]?.version;
-    const manifest = path.join(installDir, 'node_modules', name, 'package.json');
-    if (!wanted || !existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).version !== wanted) return false;
-  }
-  return true;
+  return installedAsPinned(installedLock, installDir);
 }
 
 if (upToDate()) {
@@ -45,14 +39,8 @@ if (upToDate()) {
 say(`installing Claude Code and Gemini CLI into ${path.relative(root, installDir)}/ (about 500 MB) ...`);
 mkdirSync(installDir, { recursive: true });
 for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(manifestDir, file), path.join(installDir, file));
-// The npm that runs this script when started by npm; plain `npm` from the PATH otherwise.
-const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
-const result = spawnSync(npm[0], [...npm.slice(1), 'ci', '--prefix', installDir, '--no-audit', '--no-fund', '--loglevel=error'], {
-  cwd: installDir,
-  stdio: 'inherit',
-  shell: npm.length === 1 && process.platform === 'win32',
-});
-if (result.status !== 0 || !upToDate()) {
+const installed = npmCiInto(installDir, ['--loglevel=error']);
+if (!installed || !upToDate()) {
   say('installation FAILED; test/real-clients.test.ts will skip until this script succeeds.');
   process.exit(0);
 }
