@@ -37,6 +37,9 @@ async function assertSkillsServed(transport: Transport, serverId: keyof typeof E
   try {
     const skills = new SkillsClient(client);
     assert.equal(skills.supported, true, 'the server declares the skills extension');
+    // The skills of a process never change, and neither does the tool list of a connection.
+    assert.deepEqual(client.getServerCapabilities()?.resources, { listChanged: false });
+    assert.deepEqual(client.getServerCapabilities()?.tools, {});
     const listing = await skills.list();
     assert.deepEqual(listing.invalid, []);
     const { names, skills: texts } = EXPECTED[serverId];

@@ -229,6 +229,8 @@ export function mcpServerFactory(view: ToolView): McpServerFactory {
   return async () => {
     const mcp = buildMcpServer(view);
     const skills = await skillsExtensionFor(server);
+    // Set before the extension registers its resources, which would otherwise advertise listChanged: the skills of a process never change.
+    if (skills) mcp.server.registerCapabilities({ resources: { listChanged: false } });
     skills?.attach(mcp);
     return mcp;
   };
