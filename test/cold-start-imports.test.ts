@@ -24,6 +24,8 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
   ['the OAuth authorization server', /node_modules\/(oidc-provider|koa)\//],
   ['the Redis client', /node_modules\/ioredis\//],
   ['the metrics library', /node_modules\/prom-client\//],
+  // A stdio server at warn writes no line at start, so its logger never makes a pino logger.
+  ['the logging library (pino)', /node_modules\/pino\//],
   ['the HTTP serving code', /\/src\/core\/serving\/(serve\.js|http\/)/],
   // Only the SDK's skills extension loads before the first answer; the texts wait for a skills request.
   ['the skill texts', /\/src\/(incidentops|canvasapi)\/skills\.js/],

@@ -101,6 +101,7 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
       assert.ok(files.includes('LICENSE'));
       assert.deepEqual(files.filter((file) => /\.map$|\.ts$/.test(file)), []);
       // The bundled CLI's own code: everything it names by package must be in the archive's node_modules.
+      const loaded = new Set<string>();
       for (const file of files.filter((name) => name.startsWith('server/') && name.endsWith('.js'))) {
         const code = readFileSync(path.join(dir, file), 'utf8');
         for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)) {
@@ -108,12 +109,22 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
           else if (!spec!.startsWith('node:') && !builtinModules.includes(spec!)) {
             const name = spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!;
             assert.ok(files.includes(`node_modules/${name}/package.json`), `${file} loads ${spec}, which is not in the bundle`);
+            loaded.add(name);
           }
         }
       }
-      // Only that: no development tools, no server dependencies the bundle already contains.
+      // Only that and what it depends on: no development tools, no server dependencies the bundle already contains.
       const packages = files.filter((file) => /^node_modules\/(@[^/]+\/)?[^/@]+\/package\.json$/.test(file)).map((file) => file.slice('node_modules/'.length, -'/package.json'.length));
-      assert.ok(packages.length <= 10, `node_modules holds ${packages.join(', ')}`);
+      const needed = new Set<string>();
+      const visit = (name: string): void => {
+        if (needed.has(name) || !packages.includes(name)) return;
+        needed.add(name);
+        const manifest = JSON.parse(readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+        for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
+      };
+      for (const name of loaded) visit(name);
+      assert.deepEqual([...packages].sort(), [...needed].sort(), 'node_modules holds exactly what the bundle loads at run time and what that depends on');
+      assert.ok(loaded.has('ajv') && loaded.has('pino'), `the bundle loads ${[...loaded].join(', ')} from node_modules`);
     }
   });
 

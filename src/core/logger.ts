@@ -1,7 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import type { DestinationStream } from 'pino';
 
-export type { Logger };
+/** One log call: an object of fields and a message, or a message alone (pino's forms). */
+export interface LogFn {
+  (fields: object, message?: string): void;
+  (message: string): void;
+}
+
+/** What the project logs through: the part of pino's interface it uses (a pino logger is one). */
+export interface Logger {
+  level: string;
+  isLevelEnabled(level: string): boolean;
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  fatal: LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 /**
  * The ID of each request being handled (an HTTP request, or one tools/call on stdio), by the abort
@@ -61,6 +79,71 @@ export function resolveLogLevel(value: string | undefined, fallback: LogLevel = 
   throw new LogLevelError(value ?? '', setting);
 }
 
+/** pino's level numbers: a line is written when its level is at or above the logger's. */
+const LEVEL_VALUES: Readonly<Record<LogLevel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+type LineLevel = Exclude<LogLevel, 'silent'>;
+
+/**
+ * A logger whose pino logger is made for its first line. A stdio server at `warn` usually writes
+ * none, so its start never loads pino (about 2 MB and a few milliseconds of a start). pino is
+ * required through createRequire, which the bundle leaves to Node, as it does Ajv.
+ */
+class DeferredLogger implements Logger {
+  #level: LogLevel;
+  #real: Logger | undefined;
+
+  constructor(
+    level: LogLevel,
+    private readonly make: (level: LogLevel) => Logger,
+  ) {
+    this.#level = level;
+  }
+
+  get level(): string {
+    return this.#real?.level ?? this.#level;
+  }
+
+  set level(value: string) {
+    if (this.#real) this.#real.level = value;
+    else this.#level = resolveLogLevel(value, undefined, 'level');
+  }
+
+  isLevelEnabled(level: string): boolean {
+    if (this.#real) return this.#real.isLevelEnabled(level);
+    const value = LEVEL_VALUES[level as LogLevel];
+    return value !== undefined && value !== Infinity && value >= LEVEL_VALUES[this.#level];
+  }
+
+  #write(level: LineLevel, args: unknown[]): void {
+    if (!this.#real && !this.isLevelEnabled(level)) return;
+    const real = (this.#real ??= this.make(this.#level));
+    (real[level] as (...line: unknown[]) => void).apply(real, args);
+  }
+
+  trace: LogFn = (...args: unknown[]) => this.#write('trace', args);
+  debug: LogFn = (...args: unknown[]) => this.#write('debug', args);
+  info: LogFn = (...args: unknown[]) => this.#write('info', args);
+  warn: LogFn = (...args: unknown[]) => this.#write('warn', args);
+  error: LogFn = (...args: unknown[]) => this.#write('error', args);
+  fatal: LogFn = (...args: unknown[]) => this.#write('fatal', args);
+
+  child(bindings: Record<string, unknown>): Logger {
+    if (this.#real) return this.#real.child(bindings);
+    return new DeferredLogger(this.#level, (level) => {
+      const real = (this.#real ??= this.make(this.#level)).child(bindings);
+      real.level = level;
+      return real;
+    });
+  }
+}
+
+let pinoModule: typeof import('pino') | undefined;
+function loadPino(): typeof import('pino') {
+  const require = createRequire(import.meta.url);
+  return (pinoModule ??= require('pino') as typeof import('pino'));
+}
+
 /**
  * Structured logs on stderr: stdout belongs to the stdio MCP transport.
  * Anything that looks like a credential is redacted by path as a second line of defence;
@@ -69,10 +152,15 @@ export function resolveLogLevel(value: string | undefined, fallback: LogLevel = 
  * `destination` replaces stderr (tests capture lines with it).
  */
 export function createLogger(level: string | undefined = process.env.TOOLSERVERS_LOG_LEVEL, destination?: DestinationStream): Logger {
+  return new DeferredLogger(resolveLogLevel(level), (chosen) => pinoLogger(chosen, destination));
+}
+
+function pinoLogger(level: LogLevel, destination: DestinationStream | undefined): Logger {
+  const { pino } = loadPino();
   return pino(
     {
       name: 'toolservers',
-      level: resolveLogLevel(level),
+      level,
       redact: {
         paths: [
           'headers.authorization',
@@ -103,5 +191,5 @@ export function createLogger(level: string | undefined = process.env.TOOLSERVERS
   );
 }
 
-/** A logger that discards everything, for tests and library use. */
-export const silentLogger: Logger = pino({ level: 'silent' });
+/** A logger that discards everything, for tests and library use (it never loads pino). */
+export const silentLogger: Logger = new DeferredLogger('silent', (level) => loadPino().pino({ level }));
