@@ -10,7 +10,8 @@ const args = process.argv.slice(2);
 // A stdio server serves one client, one request at a time: V8's young generation, which doubles
 // up to 16 MB a half for throughput, stays at its first 1 MB a half (the growth factor is the one
 // young-generation flag V8 still reads after start). The server stays about 5 MB smaller for its
-// whole life at no measurable cost per call (bench/cold-start.ts and bench/run.ts measure both).
+// whole life (bench/cold-start.ts); a call over stdio costs the same within noise (150 ReadBoard
+// calls on the sandbox: 2.8-3.5 ms either way).
 const startsServer = SERVER_INFO.some((info) => info.id === args[0]);
 const overHttp = args.some((arg, i) => arg === '--transport=http' || (arg === '--transport' && args[i + 1] === 'http'));
 if (startsServer && !overHttp) setFlagsFromString('--semi-space-growth-factor=1');
