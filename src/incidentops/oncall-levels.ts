@@ -2,8 +2,8 @@
  * On-call shifts grouped the way people ask about them: per escalation policy and level, who is
  * on call at an instant, until when, and who takes over next. Shared by the task tools.
  */
-import { DateTime } from 'luxon';
 import { isRecord } from '../core/json.js';
+import { luxon } from './params.js';
 import { ref } from './shape.js';
 
 type Json = Record<string, unknown>;
@@ -41,7 +41,7 @@ export interface OnCallPolicy {
 
 /** Milliseconds of an ISO time from the platform; NaN when it is not one. */
 function millis(value: unknown): number {
-  return typeof value === 'string' ? DateTime.fromISO(value, { setZone: true }).toMillis() : Number.NaN;
+  return typeof value === 'string' ? luxon().DateTime.fromISO(value, { setZone: true }).toMillis() : Number.NaN;
 }
 
 /**

@@ -1,6 +1,19 @@
-import { DateTime, IANAZone } from 'luxon';
+import { createRequire } from 'node:module';
+import type { DateTime } from 'luxon';
 import { z } from 'zod';
 import { cappedArray, cappedString, pathId } from '../core/tools/schema.js';
+
+let luxonModule: typeof import('luxon') | undefined;
+
+/**
+ * luxon, loaded with the first time or time zone to check: a start lists the tools without it
+ * (a third of IncidentOps's own start-up code). Required through createRequire, which the bundle
+ * leaves to Node, as it does Ajv and pino.
+ */
+export function luxon(): typeof import('luxon') {
+  const require = createRequire(import.meta.url);
+  return (luxonModule ??= require('luxon') as typeof import('luxon'));
+}
 
 /** The platform refuses `offset + limit` above this (classic pagination cap). */
 export const MAX_PAGE_WINDOW = 10_000;
@@ -23,7 +36,7 @@ export const offsetParam = z
 // not listed): a longer value is refused before luxon or Intl looks at it.
 
 export const timeZoneParam = cappedString('identifier')
-  .refine((zone) => IANAZone.isValidZone(zone), {
+  .refine((zone) => luxon().IANAZone.isValidZone(zone), {
     message: 'must be an IANA time zone name such as "America/New_York", "Europe/Berlin" or "Etc/UTC"',
   })
   .optional()
@@ -69,7 +82,7 @@ export const incidentIdParam = pathId(
  */
 export function parseIsoTime(value: string): DateTime | undefined {
   if (value.length > MAX_ISO_TIME_CHARS || value.includes('[')) return undefined;
-  const parsed = DateTime.fromISO(value.trim(), { setZone: true });
+  const parsed = luxon().DateTime.fromISO(value.trim(), { setZone: true });
   return parsed.isValid ? parsed : undefined;
 }
 
@@ -97,7 +110,7 @@ export function checkTimeWindow(args: { since?: string | undefined; until?: stri
   const since = args.since !== undefined ? parseIsoTime(args.since) : undefined;
   const until = args.until !== undefined ? parseIsoTime(args.until) : undefined;
   if ((args.since !== undefined && !since) || (args.until !== undefined && !until)) return; // reported by the field itself
-  const now = DateTime.fromJSDate((rules.now ?? (() => new Date()))());
+  const now = luxon().DateTime.fromJSDate((rules.now ?? (() => new Date()))());
   if (since && until && since >= until) {
     ctx.addIssue({ code: 'custom', path: ['until'], message: `must be later than since (got since ${args.since}, until ${args.until})` });
     return;
@@ -123,6 +136,6 @@ export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';
-  if (at === undefined) return DateTime.fromJSDate(now).setZone(zone);
-  return DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
+  if (at === undefined) return luxon().DateTime.fromJSDate(now).setZone(zone);
+  return luxon().DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
 }
