@@ -245,7 +245,7 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     for (const node of nodes) {
       const item = byId.get(data.node_items[node.id]);
       assert.equal(item.parent.id, data.frame.id);
-      assert.equal(item.data.content, 'Step ' + node.id.slice(1) + ' &lt;check&gt; &amp; go');
+      assert.equal(item.data.content, 'Step ' + node.id.slice(1) + ' &#60;check&#62; &#38; go');
       assert.ok(item.position.x > 0 && item.position.x < frame.geometry.width && item.position.y > 0 && item.position.y < frame.geometry.height, 'inside its frame');
     }
     for (const edge of edges) assert.ok(byId.get(data.node_items[edge.from]).position.y < byId.get(data.node_items[edge.to]).position.y, `${edge.from} above ${edge.to}`);

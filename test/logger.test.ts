@@ -18,7 +18,7 @@ function capture(level: string) {
 
 /** Whether pino is in the module cache of a fresh process after `script` ran with the logger. */
 function pinoLoadedAfter(script: string): boolean {
-  const code = `import { createRequire } from 'node:module'; import { createLogger } from ${JSON.stringify(LOGGER)};
+  const code = `import { createRequire } from 'node:module'; import { createLogger, silentLogger } from ${JSON.stringify(LOGGER)};
 const logger = createLogger('warn', { write() {} }); ${script}
 const cache = createRequire(import.meta.url).cache; console.log(Object.keys(cache).some((file) => /[\\\\/]node_modules[\\\\/]pino[\\\\/]/.test(file)));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
@@ -89,9 +89,9 @@ describe('logger', () => {
     assert.equal(quiet.lines.length, 0);
   });
 
-  it('the silent logger writes nothing at any level', () => {
+  it('the silent logger has no level enabled and writes nothing, so it never even makes a pino logger', () => {
     assert.equal(silentLogger.isLevelEnabled('fatal'), false);
-    silentLogger.fatal('nothing');
-    silentLogger.child({ a: 1 }).error('nothing');
+    assert.equal(silentLogger.child({ a: 1 }).isLevelEnabled('trace'), false);
+    assert.equal(pinoLoadedAfter(`silentLogger.fatal('nothing'); silentLogger.child({ a: 1 }).error({ b: 2 }, 'nothing');`), false);
   });
 });

@@ -7,6 +7,7 @@
  * what was never sent.
  */
 import { ToolError, type InputIssue } from '../../core/errors.js';
+import { escapeHtml } from '../../core/html.js';
 import { isRecord } from '../../core/json.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
@@ -182,10 +183,6 @@ function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'er
 function idOf(record: unknown): string {
   if (isRecord(record) && (typeof record.id === 'string' || typeof record.id === 'number')) return String(record.id);
   throw new ToolError({ kind: 'upstream_error', message: 'The platform answered a create without the new item\'s ID.' });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function bulkItem(p: Placed, offset: { x: number; y: number }, frameId: string | undefined): Json {

@@ -134,8 +134,9 @@ async function readWholeBoard(args: ReadBoardArgs, context: ToolContext<CanvasAp
   }
 
   const boardInfo = isRecord(board) ? board : {};
+  const description = plainText(boardInfo.description);
   const result: Json = {
-    board: { id: boardId, name: boardInfo.name, ...(plainText(boardInfo.description) ? { description: plainText(boardInfo.description) } : {}) },
+    board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
     counts,
     frames: frames.map((frame) => `${frame.id} "${frame.text}" ${placement(frame)}`),
     item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',

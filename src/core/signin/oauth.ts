@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { printable } from './printable.js';
+import { escapeHtml } from '../html.js';
 
 export interface OAuthEndpoints {
   authorizeUrl: string;
@@ -256,10 +257,6 @@ function toTokenSet(response: oauth.TokenEndpointResponse, now: number, previous
   }
   if (typeof response.scope === 'string' && response.scope !== '') set.scope = response.scope;
   return set;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function htmlPage(title: string, body: string): string {

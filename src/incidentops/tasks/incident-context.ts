@@ -42,16 +42,25 @@ function detailLines(body: unknown): string | undefined {
 }
 
 function shapeAlert(alert: Json): { id: string } & Json {
+  const details = detailLines(alert.body);
   return {
     id: String(alert.id),
     ...pickStrings(alert, ['created_at', 'severity', 'status']),
     ...(typeof alert.summary === 'string' ? { summary: oneLine(alert.summary, LINE_CHARS) } : {}),
-    ...(detailLines(alert.body) ? { details: detailLines(alert.body) } : {}),
+    ...(details ? { details } : {}),
   };
 }
 
 function pickStrings(source: Json, keys: readonly string[]): Json {
   return Object.fromEntries(keys.filter((key) => typeof source[key] === 'string').map((key) => [key, source[key]]));
+}
+
+/** Each of `keys` that names something, as its `Name (ID)` label. */
+function namedFields(source: Json, keys: readonly string[]): Json {
+  return Object.fromEntries(keys.flatMap((key) => {
+    const label = named(source[key]);
+    return label === undefined ? [] : [[key, label]];
+  }));
 }
 
 function noteLine(note: Json): string {
@@ -119,9 +128,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
       ...(typeof incident.incident_number === 'number' ? { number: incident.incident_number } : {}),
       ...(typeof incident.title === 'string' ? { title: oneLine(incident.title, 2 * LINE_CHARS) } : {}),
       ...pickStrings(incident, ['status', 'urgency', 'created_at', 'resolved_at']),
-      ...(named(incident.priority) ? { priority: named(incident.priority) } : {}),
-      ...(named(incident.service) ? { service: named(incident.service) } : {}),
-      ...(named(incident.escalation_policy) ? { escalation_policy: named(incident.escalation_policy) } : {}),
+      ...namedFields(incident, ['priority', 'service', 'escalation_policy']),
       ...(assignees.length ? { assigned_to: assignees } : {}),
       ...pickStrings(incident, ['html_url']),
     },

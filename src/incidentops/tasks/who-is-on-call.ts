@@ -9,6 +9,8 @@ import { resolveByIdOrName } from './by-name.js';
 
 /** The platform's on-call filter takes at most this many policies at once. */
 const MAX_POLICIES = 100;
+/** Shifts read over the lookahead: past these the next person may be missing (the answer says so). */
+const MAX_SHIFTS = 5000;
 
 export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<WhoIsOnCallResult> {
   const at = instantOf(args.at, args.time_zone, deps.now()).set({ millisecond: 0 });
@@ -52,10 +54,10 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
       time_zone: args.time_zone,
     },
     signal,
-    { maxItems: 5000, onProgress: pages('on-call shifts') },
+    { maxItems: MAX_SHIFTS, onProgress: pages('on-call shifts') },
   );
   const policies: OnCallPolicy[] = onCallLevels(items, at.toMillis(), true);
-  if (truncated) note = `More than 5,000 shifts in the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days: the next person may be missing. Ask by escalation_policy_id.`;
+  if (truncated) note = `More than ${MAX_SHIFTS.toLocaleString('en-US')} shifts in the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days: the next person may be missing. Ask by escalation_policy_id.`;
   if (policies.length === 0) note ??= args.schedule_id ? 'No escalation policy uses this schedule, so nobody is paged through it.' : 'Nobody is on call.';
   return {
     ...base,

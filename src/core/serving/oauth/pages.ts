@@ -1,9 +1,6 @@
 /** The pages a person sees during an MCP client's authorization: plain, accessible HTML, no script. */
 import type { ServerResponse } from 'node:http';
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from '../../html.js';
 
 /** Headers of every HTML page the server serves: never framed, never cached, no script. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
