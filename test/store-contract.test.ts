@@ -5,6 +5,7 @@
  * that must end in a clear error instead of a hang, and URLs that must never be echoed.
  */
 import assert from 'node:assert/strict';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryStore } from '../src/core/store/memory-store.js';
@@ -245,6 +246,59 @@ describe('RedisStore specifics', { skip: noRedis }, () => {
       assert.equal(await store.ping(), false);
     } finally {
       await store.close();
+    }
+  });
+
+  it('subscribes again after a reconnection, and a Redis that stalls just then is a warning, never an unhandled rejection that stops the process', async () => {
+    // A proxy between the store and Redis that can swallow every SUBSCRIBE, as a Redis stalled at that moment would.
+    let stallSubscribes = false;
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(redis!.port, '127.0.0.1');
+      let stalled = false;
+      sockets.add(client);
+      client.on('data', (chunk: Buffer) => {
+        if (stallSubscribes && /subscribe/i.test(chunk.toString('latin1'))) stalled = true;
+        if (!stalled) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => client.write(chunk));
+      const end = () => {
+        sockets.delete(client);
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('close', end).on('error', end);
+      upstream.on('close', end).on('error', end);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const prefix = `resubscribe${++prefixCount}:`;
+    const store = await RedisStore.connect({ url: `redis://127.0.0.1:${port}`, keyPrefix: prefix, commandTimeoutMs: 300 });
+    const publisher = await redisStore(prefix);
+    try {
+      const heard: string[] = [];
+      await store.subscribe('channel', (message) => heard.push(message));
+      // Every connection drops; the reconnected subscriber's SUBSCRIBE gets no answer and times out.
+      stallSubscribes = true;
+      for (const socket of sockets) socket.destroy();
+      await sleep(1500);
+      assert.deepEqual(unhandled.map(String), [], 'no rejection is left unhandled');
+      // Redis answers again: the next reconnection subscribes again, and messages arrive.
+      stallSubscribes = false;
+      for (const socket of sockets) socket.destroy();
+      for (let i = 0; i < 100 && !heard.includes('after'); i++) {
+        await publisher.publish('channel', 'after');
+        await sleep(50);
+      }
+      assert.ok(heard.includes('after'), 'messages arrive once the subscription is renewed');
+      assert.deepEqual(unhandled.map(String), []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await Promise.all([store.close(), publisher.close()]);
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 

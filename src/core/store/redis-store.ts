@@ -247,8 +247,18 @@ export class RedisStore implements SharedStore {
     const full = this.key(channel);
     if (!this.subscriber) {
       // A connection in subscriber mode can do nothing else: a second one, made on first use.
-      const subscriber = this.client.duplicate();
+      // It subscribes again itself after a reconnection: ioredis's own resubscription leaves the
+      // rejection of a command that times out (Redis stalled just then) unhandled, which stops the process.
+      const subscriber = this.client.duplicate({ autoResubscribe: false });
       this.watch(subscriber, 'subscriber');
+      let connectedBefore = false;
+      subscriber.on('ready', () => {
+        const channels = [...this.listeners.keys()];
+        if (connectedBefore && channels.length > 0) {
+          subscriber.subscribe(...channels).catch((error: unknown) => this.logger.warn({ store: this.where, channels: channels.length, err: reasonOf(error) }, 'Redis subscriptions not renewed; retried at the next reconnection'));
+        }
+        connectedBefore = true;
+      });
       subscriber.on('message', (from: string, message: string) => {
         for (const listener of this.listeners.get(from) ?? []) {
           try {
