@@ -14,7 +14,7 @@ import { INVITE_ALLOWLIST_ENV, parseInviteAllowlist, resolveCanvasApiSettings } 
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
-import { loadReferenceJson } from './support/reference.js';
+import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type Json = Record<string, unknown>;
 
@@ -71,8 +71,11 @@ describe('the invitation allowlist', () => {
     await sandbox?.close();
   });
 
-  it('covers every tool that invites or adds people by e-mail, as the catalogue and the platform spec list them', () => {
+  it('covers every tool that invites or adds people by e-mail, as the catalogue lists them', () => {
     assert.deepEqual(inviting.map((entry) => entry.name).sort(), ['CanvasApi.AddCanvasProjectMember', 'CanvasApi.InviteCanvasTeamMember', 'CanvasApi.ShareCanvasBoard']);
+  });
+
+  it('covers every operation whose request body has an e-mail in the platform spec', { skip: skipUnlessReference('miro-openapi.json') }, () => {
     const spec = loadReferenceJson('miro-openapi.json') as Json;
     assert.deepEqual(inviting.map((entry) => `${entry.method} ${entry.path}`).sort(), specOperationsWithBodyEmails(spec));
   });
