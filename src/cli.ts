@@ -209,19 +209,22 @@ addChoiceOptions(
 async function sizeTable(registry: Registry, servers: AnyToolServer[], options: ViewOptions): Promise<string> {
   const { contextSize } = await import('./core/tools/context-size.js');
   const { profilesOf, toolsetsOf } = await import('./core/tools/selection.js');
-  const lines = [`${'server'.padEnd(12)} ${'toolset or profile'.padEnd(26)} ${'tools'.padStart(5)} ${'bytes'.padStart(8)} ${'tokens'.padStart(7)}`];
+  const rows: string[][] = [['server', 'toolset or profile', 'tools', 'bytes', 'tokens']];
   const row = async (server: AnyToolServer, label: string, selection: ViewOptions) => {
     const size = await contextSize(checkedView(registry, server, selection).listing);
-    lines.push(`${server.id.padEnd(12)} ${label.padEnd(26)} ${String(size.tools).padStart(5)} ${String(size.listBytes).padStart(8)} ${String(size.listTokens).padStart(7)}`);
+    // A toolset the operator's choice leaves empty is not offered at all.
+    if (size.tools > 0 || label.startsWith('profile')) rows.push([server.id, label, String(size.tools), String(size.listBytes), String(size.listTokens)]);
   };
   for (const server of servers) {
     const own = choiceForServer(options, server, servers);
     const base = own.selections ?? [];
     const style = options.nameStyle ? { nameStyle: options.nameStyle } : {};
-    for (const toolset of toolsetsOf(checkedView(registry, server, own).selected.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
+    // Every toolset, those beyond the contract too: naming one is how a client opts in to it.
+    for (const toolset of toolsetsOf(server.tools)) await row(server, `toolset ${toolset}`, { ...style, selections: [...base, { toolsets: [toolset] }] });
     for (const profile of Object.keys(profilesOf(server))) await row(server, `profile ${profile}`, { ...style, selections: [...base, { profile }] });
   }
-  return lines.join('\n') + '\n';
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
+  return rows.map((cells) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
 addServerFlags(

@@ -315,7 +315,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
   );
   // Each client gets the URL variant it works with: see clientUrl.
   const entries = (client: Client, shape: (url: string) => unknown) => Object.fromEntries(endpoints.map(({ url, server }) => [server.id, shape(clientUrl(url, client))]));
-  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge; names without dots, which it requires):');
+  lines.push('', 'Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):');
   lines.push(
     JSON.stringify(
       { mcpServers: entries('claude-desktop', (url) => ({ command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${TOOLSERVERS_AUTH_HEADER}'], env: { TOOLSERVERS_AUTH_HEADER: bearer } })) },
@@ -323,26 +323,37 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
       2,
     ),
   );
-  lines.push('', 'Claude Code (short names: it shows each as mcp__<server>__<tool>, so the server\'s name is not repeated and stays under 64 characters):');
+  lines.push('', 'Claude Code:');
   for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
-  lines.push('', 'Cursor (~/.cursor/mcp.json; names without dots, which OpenAI-style model APIs require):');
+  lines.push('', 'Cursor (~/.cursor/mcp.json):');
   lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
   lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
   lines.push(JSON.stringify({ servers: entries('vscode', (url) => ({ type: 'http', url, headers: { Authorization: bearer } })) }, null, 2));
-  lines.push('', `Codex (~/.codex/config.toml; names without dots, which the OpenAI API requires; export TOOLSERVERS_KEY="${key}"):`);
+  lines.push('', 'Gemini CLI (~/.gemini/settings.json):');
+  lines.push(JSON.stringify({ mcpServers: entries('gemini', (url) => ({ httpUrl: url, headers: { Authorization: bearer } })) }, null, 2));
+  lines.push('', `Codex (~/.codex/config.toml; export TOOLSERVERS_KEY="${key}"):`);
   for (const { url, server } of endpoints) lines.push(`[mcp_servers.${server.id}]`, `url = "${clientUrl(url, 'codex')}"`, 'bearer_token_env_var = "TOOLSERVERS_KEY"');
   return lines.join('\n') + '\n';
 }
 
-type Client = 'claude-desktop' | 'claude-code' | 'cursor' | 'vscode' | 'codex';
-
 /**
- * The endpoint variant a client needs: short names where the client puts the server's name before
- * each tool's, underscore names elsewhere; a smaller CanvasApi for VS Code's 128-tool limit.
+ * The endpoint each client is given. Every one of them puts the server's name before each tool's
+ * (docs/clients.md), so all get short names, which also keeps the whole name under 64 characters;
+ * VS Code gets a smaller CanvasApi for its 128-tool limit.
  */
+const CLIENT_ENDPOINTS = {
+  'claude-desktop': '/short/mcp',
+  'claude-code': '/short/mcp',
+  cursor: '/short/mcp',
+  vscode: '/no-enterprise/short/mcp',
+  gemini: '/short/mcp',
+  codex: '/short/mcp',
+} as const;
+
+type Client = keyof typeof CLIENT_ENDPOINTS;
+
 function clientUrl(url: string, client: Client): string {
-  const variant = client === 'vscode' ? '/no-enterprise/underscore/mcp' : client === 'claude-code' ? '/short/mcp' : '/underscore/mcp';
-  return url.replace(/\/mcp$/, variant);
+  return url.replace(/\/mcp$/, CLIENT_ENDPOINTS[client]);
 }
 
 /** `toolservers <server>`: stdio, or HTTP with --transport http. */

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { silentLogger } from '../src/core/logger.js';
+import { SERVERS } from '../src/servers.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
@@ -72,6 +74,22 @@ describe('tool choices over stdio', () => {
     const listed = spawnSync(process.execPath, [CLI, 'tools', 'canvasapi', '--toolsets', 'boards', '--tool-names', 'underscore'], { encoding: 'utf8' });
     assert.equal(listed.stdout.trim().split('\n').length, 6);
     assert.match(listed.stdout, /^CanvasApi_/);
+  });
+
+  it('`toolservers tools --toolsets` lists every toolset of both servers, those beyond the contract too, in aligned columns', () => {
+    const result = spawnSync(process.execPath, [CLI, 'tools', '--toolsets'], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    const rows = result.stdout.trimEnd().split('\n');
+    for (const entry of SERVERS) {
+      const server = entry.create({}, { logger: silentLogger });
+      for (const toolset of new Set(server.tools.map((tool) => tool.toolset))) {
+        assert.ok(rows.some((row) => row.startsWith(`${server.id} `) && row.includes(` toolset ${toolset} `)), `${server.id}: toolset ${toolset} is listed`);
+      }
+    }
+    assert.ok(rows.some((row) => / toolset tasks /.test(row)), 'the task tools\' toolset is listed');
+    // Each number column ends at the same place in every row, the header's included.
+    const ends = (row: string) => [...row.matchAll(/\S+/g)].slice(-3).map((match) => match.index! + match[0].length);
+    for (const row of rows) assert.deepEqual(ends(row), ends(rows[0]!), `misaligned: ${row}`);
   });
 
   it('a stdio server exits when the client closes stdin, with or without the sandbox', async () => {

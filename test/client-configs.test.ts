@@ -166,6 +166,15 @@ function checkClient(client: string, listed: Map<string, string[]>): void {
   }
 }
 
+/** The clients docs/clients.md's name-style table lists for one style. */
+function clientsOfStyle(style: string): string[] {
+  const row = readFileSync(path.join(ROOT, 'docs', 'clients.md'), 'utf8').split('\n').find((line) => line.startsWith(`| \`${style}\` |`));
+  assert.ok(row, `docs/clients.md has a row for the ${style} style`);
+  // "Clients that ...: Claude Code, Gemini CLI, ...": the names after the colon.
+  const clients = /: ([^|]+?)\.?\s*$/.exec(row.split('|')[3] ?? '')?.[1] ?? '';
+  return clients.split(',').map((name) => name.trim()).filter(Boolean);
+}
+
 /**
  * The documentation is written for the short name style (issue 19); a build without it skips the
  * configurations that use it, saying why, rather than testing something else than what is written.
@@ -258,15 +267,20 @@ describe('client configurations', () => {
       return rest.slice(0, rest.search(/\n\n|$/));
     };
     const urls = (text: string) => [...text.matchAll(/http:\/\/127\.0\.0\.1:\d+\/([a-z]+)\/[a-z/-]*mcp/g)].map((match) => ({ server: match[1]!, url: match[0] }));
+    const shortFor = clientsOfStyle('short');
     for (const [client, heading] of [
       ['claude-desktop', 'Claude Desktop'],
       ['claude-code', 'Claude Code'],
       ['cursor', 'Cursor'],
       ['vscode', 'VS Code'],
+      ['gemini', 'Gemini CLI'],
       ['codex', 'Codex'],
     ] as const) {
       const found = urls(section(heading));
       assert.deepEqual(found.map((entry) => entry.server).sort(), ['canvasapi', 'incidentops'], `${heading} config names both servers`);
+      // The name style docs/clients.md gives this client is the one its printed endpoints pick.
+      assert.ok(shortFor.includes(heading), `docs/clients.md's table gives ${heading} a name style (short for: ${shortFor.join(', ')})`);
+      for (const { url } of found) assert.match(url, /\/short\/mcp$/, `${heading} is given short names, as docs/clients.md says`);
       const listed = new Map<string, string[]>();
       for (const { server, url } of found) listed.set(server, await listViaHttp(url, `Bearer ${key}`));
       checkClient(client, listed);

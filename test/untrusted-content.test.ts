@@ -65,4 +65,15 @@ describe('untrusted platform text', () => {
     assert.equal((JSON.parse((local.content as { text: string }[])[0]!.text) as { error: Record<string, unknown> }).error[UNTRUSTED_NOTICE_KEY], undefined, 'our own words need no notice');
     await client.close();
   });
+
+  it('a schema-mode answer is the server\'s own text: no platform request, no notice', async () => {
+    const client = await connect(canvasApiServerFor(sandbox.canvasapi));
+    const before = sandbox.requests.length;
+    const schema = await client.callTool({ name: 'CanvasApi.AddStickyNoteToBoard', arguments: { mode: 'get_request_schema' } });
+    assert.ok(!schema.isError, JSON.stringify(schema.content));
+    assert.equal(sandbox.requests.length, before, 'nothing was sent');
+    assert.ok('request_schema' in (schema.structuredContent as Record<string, unknown>));
+    assert.equal((schema.structuredContent as Record<string, unknown>)[UNTRUSTED_NOTICE_KEY], undefined);
+    await client.close();
+  });
 });

@@ -60,7 +60,7 @@ export function metaTools(view: ToolView): AnyToolDefinition[] {
       }
     }
     if (!isRecord(toolArgs)) throw ToolError.invalidParameter('arguments', 'must be a JSON object');
-    return runTool(tool, toolArgs, context);
+    return (await runTool(tool, toolArgs, context)).data;
   };
 
   const tools: AnyToolDefinition[] = [

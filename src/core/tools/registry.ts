@@ -173,11 +173,11 @@ export async function executeTool<Deps>(
   };
   const started = performance.now();
   try {
-    const data = await runTool(tool, rawArgs, context);
+    const { data, fromPlatform } = await runTool(tool, rawArgs, context);
     if (server.logger.isLevelEnabled('debug')) server.logger.debug({ request_id: requestId, tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
-    return successResult(tool.hints.openWorldHint ? markUntrusted(data) : data, tool.truncationHint);
+    return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {
     const toolError = toToolError(error);
     const { kind } = toolError.details;

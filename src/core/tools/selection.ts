@@ -36,7 +36,7 @@ export interface ToolSelection {
 export const CORE_PROFILES: Readonly<Record<string, ToolProfile>> = {
   all: { description: 'every tool of the platform contract (the default); tools beyond it are opt-in' },
   readonly: { description: 'only tools that change nothing', readOnly: true },
-  meta: { description: 'four meta tools that find, describe and call every tool, for the smallest context', meta: true },
+  meta: { description: 'a few meta tools that find, describe and call every tool, for the smallest context', meta: true },
 };
 
 export interface SelectableServer {

@@ -26,7 +26,7 @@ const REFRESH_SKEW_MS = 60_000;
  */
 export const RENEWAL_CLAIM_MS = 3_000;
 /** The platform's answer to a refresh request must come within this. */
-const REFRESH_TIMEOUT_MS = 10_000;
+export const REFRESH_TIMEOUT_MS = 10_000;
 /** How often a renewed pair the store refused is offered to it again. */
 const UNSAVED_RETRY_MS = 1_000;
 
@@ -62,10 +62,16 @@ interface Unsaved {
   owner: string;
 }
 
+/**
+ * How often a renewal's holder extends its claim, and the longest a call with an expired token
+ * waits for another replica's renewal: its refresh, a lapsed claim, then its own refresh.
+ */
+export function renewalTimings(renewalClaimMs = RENEWAL_CLAIM_MS): { heartbeatMs: number; renewalWaitMs: number } {
+  return { heartbeatMs: Math.max(10, Math.floor(renewalClaimMs / 3)), renewalWaitMs: 2 * REFRESH_TIMEOUT_MS + renewalClaimMs };
+}
+
 export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now, renewalClaimMs = RENEWAL_CLAIM_MS): Credentials {
-  const heartbeatMs = Math.max(10, Math.floor(renewalClaimMs / 3));
-  /** Longest a call with an expired token waits for another replica's renewal: its refresh, a lapsed claim, then its own. */
-  const renewalWaitMs = 2 * REFRESH_TIMEOUT_MS + renewalClaimMs;
+  const { heartbeatMs, renewalWaitMs } = renewalTimings(renewalClaimMs);
   /** One renewal per user at a time in this process. */
   const renewing = new Map<string, Promise<PlatformTokens | undefined>>();
   /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
