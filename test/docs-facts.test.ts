@@ -6,6 +6,7 @@
  * drifts from the code fails here.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,6 +18,7 @@ import { DIRECTORY_CONCURRENCY, DIRECTORY_INITIAL_CONCURRENCY } from '../src/inc
 import { SERVERS } from '../src/servers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
@@ -80,5 +82,30 @@ describe('what the docs state', () => {
     assert.equal(stated(replicas, /the refresh request has a (\d+ s) limit/, 'docs/replicas.md'), seconds(REFRESH_TIMEOUT_MS));
     assert.equal(stated(replicas, /its claim lapses within (\d+ s)/, 'docs/replicas.md'), seconds(RENEWAL_CLAIM_MS));
     assert.equal(stated(replicas, /A call waits for this at most (\d+ s)/, 'docs/replicas.md'), seconds(renewalWaitMs));
+  });
+
+  it('the README\'s command synopses name only flags the commands have, and login all of its own', () => {
+    const raw = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const commands = raw.slice(raw.indexOf('## Commands')).split('\n').filter((line) => line.startsWith('| `toolservers '));
+    assert.ok(commands.length >= 8, 'the README has its commands table');
+    const flagsOf = (text: string) => new Set([...text.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((match) => match[0]).filter((flag) => flag !== '--help'));
+    let loginChecked = false;
+    for (const line of commands) {
+      // Cells split at unescaped pipes (`us\|eu` is one cell's text).
+      for (const synopsis of line.split(/(?<!\\)\|/)[1]!.split(' / ')) {
+        const words = /`toolservers ([a-z ]+?)(?: [[<]|`)/.exec(synopsis)?.[1]?.trim().split(' ') ?? [];
+        assert.ok(words.length > 0, `a command in: ${synopsis}`);
+        const help = spawnSync(process.execPath, [CLI, ...words, '--help'], { encoding: 'utf8' });
+        assert.equal(help.status, 0, `toolservers ${words.join(' ')} --help: ${help.stderr}`);
+        const has = flagsOf(help.stdout);
+        const written = flagsOf(synopsis);
+        for (const flag of written) assert.ok(has.has(flag), `README: toolservers ${words.join(' ')} has no ${flag}`);
+        if (words.join(' ') === 'login') {
+          assert.deepEqual([...written].sort(), [...has].sort(), 'the README\'s login synopsis names every login flag');
+          loginChecked = true;
+        }
+      }
+    }
+    assert.ok(loginChecked, 'the README has a login synopsis');
   });
 });
