@@ -27,7 +27,7 @@ export interface CanvasApiDeps {
    */
   requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
-  /** The operator's invitation allowlist; undefined: anyone may be invited. */
+  /** The operator's invitation allowlist, applied to every body a sharing tool sends; undefined: none. */
   inviteAllowlist?: InviteAllowlist;
   /** Lists and write echoes keep every field (--full-records); an HTTP request may say otherwise. */
   fullRecords?: boolean;
