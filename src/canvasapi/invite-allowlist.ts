@@ -58,7 +58,7 @@ export const ACCESS_FIELDS: Readonly<Record<string, readonly AccessField[]>> = {
     { path: 'teamSharingPolicySettings.defaultBoardAccess', closed: ['private'], opensTo: 'every new board to everyone in the team' },
     { path: 'teamSharingPolicySettings.defaultOrganizationAccess', closed: ['private'], opensTo: 'every new board to everyone in the organization' },
     { path: 'teamSharingPolicySettings.defaultProjectAccess', closed: ['private'], opensTo: 'every new project to everyone in the team' },
-    { path: 'teamSharingPolicySettings.restrictAllowedDomains', closed: ['enabled'], opensTo: "the team to addresses outside its allowed domains" },
+    { path: 'teamSharingPolicySettings.restrictAllowedDomains', closed: ['enabled'], opensTo: 'the team to addresses outside its allowed domains' },
     { path: 'teamSharingPolicySettings.sharingOnAccount', closed: ['not_allowed'], opensTo: "the team's boards to team-wide sharing" },
     { path: 'teamSharingPolicySettings.sharingOnOrganization', closed: ['not_allowed'], opensTo: "the team's boards to organization-wide sharing" },
     { path: 'teamSharingPolicySettings.sharingViaPublicLink', closed: ['not_allowed'], opensTo: "the team's boards to sharing by public link" },
