@@ -76,7 +76,7 @@ export const CANVASAPI_DESCRIPTION: ServerDescription = {
   flags: [
     { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
     { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
-    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may invite or add (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
+    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may share with; set, no board, project or team is opened wider (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
     { flags: '--full-records', description: 'lists and write echoes keep creator, modifier, timestamps and default styles (TOOLSERVERS_FULL_RECORDS; per HTTP request X-Toolservers-Full-Records); default: lean' },
   ],
   loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],

@@ -11,7 +11,7 @@ import type { ToolDefinition, ToolHints } from '../core/tools/tool.js';
 import type { QueryValue, UpstreamClient } from '../core/platform/upstream.js';
 import { parseRequestBody, readableRequestSchema, withoutNulls, type BodyValidator } from './body-validation.js';
 import type { CanvasEffect, CanvasParam, CanvasToolEntry } from './catalogue-types.js';
-import { checkInvitees } from './invite-allowlist.js';
+import { applyInviteAllowlist } from './invite-allowlist.js';
 import { answersLean, leanAnswer } from './lean-records.js';
 import type { InviteAllowlist } from './settings.js';
 import { CANVASAPI_LISTED_INPUT_SCHEMAS } from './listed-schemas.js';
@@ -27,7 +27,7 @@ export interface CanvasApiDeps {
    */
   requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
-  /** The operator's invitation allowlist; undefined: anyone may be invited. */
+  /** The operator's invitation allowlist, applied to every body a sharing tool sends; undefined: none. */
   inviteAllowlist?: InviteAllowlist;
   /** Lists and write echoes keep every field (--full-records); an HTTP request may say otherwise. */
   fullRecords?: boolean;
@@ -88,15 +88,15 @@ export function advertisedInputJsonSchema(entry: CanvasToolEntry): Record<string
 
 export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: CanvasApiDeps, signal: AbortSignal): Promise<Json> {
   let body: unknown;
+  let schema: unknown;
   if (entry.requestSchema) {
     const { schemas, bodies } = await deps.requestBodies();
-    const schema = schemas[entry.requestSchema];
+    schema = schemas[entry.requestSchema];
     if (!schema) throw new Error(`no request schema "${entry.requestSchema}" for ${entry.name}`);
     if (args.mode === 'get_request_schema') return describeRequestSchema(entry, readableRequestSchema(schemas, entry.requestSchema));
     body = parseAndValidateBody(entry, args, bodies);
   }
   checkRules(entry, args, deps.now());
-  checkInvitees(entry, args, deps.inviteAllowlist);
 
   const pathParams: Record<string, string> = {};
   const query: Record<string, QueryValue> = {};
@@ -114,6 +114,7 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
     throw ToolError.invalidParameter(tagParam, 'is required: without it the request would delete the item itself');
   }
   checkBody(entry, args, body);
+  body = applyInviteAllowlist(entry, body, schema, deps.inviteAllowlist);
 
   let response;
   try {

@@ -36,7 +36,7 @@ export interface CanvasApiSettings {
   timeoutMs: number;
   /** For `toolservers login canvasapi` and for renewing a stored sign-in. */
   oauth: CanvasApiOAuthSettings;
-  /** Whom tools may invite or add by e-mail; unset: anyone. */
+  /** Whom tools may share with; set, no tool opens access wider either (invite-allowlist.ts). Unset: anyone. */
   inviteAllowlist?: InviteAllowlist;
   /** Lists and write echoes keep the bookkeeping fields and default styles (--full-records). */
   fullRecords?: boolean;
@@ -82,7 +82,7 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
 
 /**
  * The invitation allowlist (--invite-allowed-domains / TOOLSERVERS_INVITE_ALLOWED_DOMAINS): e-mail
- * domains and exact addresses that tools may invite or add to boards, teams and projects.
+ * domains and exact addresses that tools may share boards, teams and projects with.
  */
 /** Lists and write echoes keep every field (the flag --full-records; per HTTP request the X-Toolservers-Full-Records header). */
 export const FULL_RECORDS_ENV = 'TOOLSERVERS_FULL_RECORDS';
