@@ -281,7 +281,7 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** Text without a scheme is taken for a link when its first segment is a host: a dot or a port in it (miro.com/..., 127.0.0.1:4000/...). */
 const HOST_FIRST = /^[^\s/?#@]*[.:][^\s/?#@]*\//;
 /** The board's part of a link's path, after the web app's own prefix. */
-const BOARD_PATH = /^\/app\/(?:board|live-embed)\/([^/]{1,200})(?:\/|$)/;
+const BOARD_PATH = /^\/app\/(?:board|live-embed)\/([^/]{1,200})(?:\/|$)/i;
 
 function hostMatches(linkHost: LinkHost, host: string): boolean {
   return host === linkHost.host || (linkHost.subdomains && host.endsWith(`.${linkHost.host}`));
