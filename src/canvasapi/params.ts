@@ -278,8 +278,11 @@ export function boardLinkHostsText(): string {
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-/** Text without a scheme is taken for a link when its first segment is a host: a dot or a port in it (miro.com/..., 127.0.0.1:4000/...). */
-const HOST_FIRST = /^[^\s/?#@]*[.:][^\s/?#@]*\//;
+/** Text without a scheme is taken for a link when its first segment is a host: a dot or a port in it (miro.com/..., 127.0.0.1:4000/...). Linear. */
+function startsWithHost(text: string): boolean {
+  const first = text.slice(0, text.indexOf('/'));
+  return /[.:]/.test(first) && !/[\s?#@]/.test(first);
+}
 /** The board's part of a link's path, after the web app's own prefix. */
 const BOARD_PATH = /^\/app\/(?:board|live-embed)\/([^/]{1,200})(?:\/|$)/i;
 
@@ -294,7 +297,7 @@ function hostMatches(linkHost: LinkHost, host: string): boolean {
 export function readBoardLink(text: string): { id: string } | { problem: string } {
   if (!text.includes('/')) return { id: text }; // an ID never contains "/": the common case costs one scan
   const hasScheme = SCHEME.test(text);
-  if (!hasScheme && !HOST_FIRST.test(text)) return { id: text }; // not a link: left for the ID checks to refuse
+  if (!hasScheme && !startsWithHost(text)) return { id: text }; // not a link: left for the ID checks to refuse
   const hosts = `board links are read on ${boardLinkHostsText()}; otherwise pass the board ID itself (the code after /app/board/ in the link)`;
   let url: URL;
   try {
