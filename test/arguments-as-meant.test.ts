@@ -202,10 +202,51 @@ describe('spellings and refusals, against the sandbox', () => {
       assert.equal(result.data.id, board);
       assert.equal(result.sent[0]!.path, `/v2/boards/${encodeURIComponent(board)}`);
     }
-    // Only the platform's own links: another site's path is not taken for a board ID.
-    const foreign = await run(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: `https://evil.example/app/board/${board}/` });
-    assert.equal(foreign.data.kind, 'invalid_input');
-    assert.equal(foreign.sent.length, 0);
+    // Only the platform's own links: another site's path is not taken for a board ID, and the refusal names the hosts read.
+    for (const tool of ['CanvasApi.RetrieveBoardInfo', 'CanvasApi.ReadBoard']) {
+      const parameter = tool === 'CanvasApi.ReadBoard' ? 'board_id' : 'board_unique_identifier';
+      const foreign = await run(canvas, tool, { [parameter]: `https://evil.example/app/board/${board}/` });
+      assert.equal(foreign.data.kind, 'invalid_input');
+      assert.equal(foreign.sent.length, 0);
+      const problem = issuesOf(foreign).find((i) => i.parameter === parameter)?.problem ?? '';
+      assert.match(problem, /evil\.example, which is not the platform's web host/, problem);
+      assert.match(problem, /board links are read on miro\.com \(and its subdomains\)/, problem);
+      assert.ok(problem.includes(new URL(sandbox.canvasapi.baseUrl).host), `the configured platform's host is named: ${problem}`);
+    }
+  });
+
+  it("the platform's own viewLink reads as the board ID, on the configured platform's web host (the sandbox)", async () => {
+    const created = await run(canvas, 'CanvasApi.CreateCanvasBoard', { mode: 'execute', request_body: { name: 'Linked back' } });
+    assert.equal(created.isError, false, JSON.stringify(created.data));
+    const viewLink = String(created.data.viewLink);
+    const board = String(created.data.id);
+    assert.ok(viewLink.startsWith(`${sandbox.canvasapi.baseUrl}/app/board/`), viewLink);
+    await run(canvas, 'CanvasApi.AddStickyNoteToBoard', { mode: 'execute', board_id: board, request_body: { data: { content: 'Read me back' } } });
+
+    const withExtras = [viewLink, `${viewLink}?moveToWidget=1&cot=14`, `${viewLink.replace(/\/$/, '')}#frame`, viewLink.replace(/^https?:\/\//, ''), viewLink.replace('/app/board/', '/app/live-embed/')];
+    for (const link of withExtras) {
+      const info = await run(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: link });
+      assert.equal(info.isError, false, `${link}: ${JSON.stringify(info.data)}`);
+      assert.equal(info.data.id, board);
+      assert.equal(info.sent[0]!.path, `/v2/boards/${encodeURIComponent(board)}`);
+    }
+    const read = await run(canvas, 'CanvasApi.ReadBoard', { board_id: viewLink });
+    assert.equal(read.isError, false, JSON.stringify(read.data));
+    assert.equal((read.data.board as Json).name, 'Linked back');
+    assert.match(JSON.stringify(read.data.items), /Read me back/);
+    assert.ok(read.sent.every((request) => request.path.startsWith(`/v2/boards/${encodeURIComponent(board)}`)), JSON.stringify(read.sent.map((r) => r.path)));
+
+    // Where a board ID goes in a query or a body, the link is its ID as well (CopyCanvasBoard's copy_from).
+    const copy = await run(canvas, 'CanvasApi.CopyCanvasBoard', { mode: 'execute', source_board_id: viewLink, request_body: { name: 'Linked copy' } });
+    assert.equal(copy.isError, false, JSON.stringify(copy.data));
+    assert.deepEqual(copy.sent[0]!.query.filter(([k]) => k === 'copy_from').map(([, v]) => v), [board]);
+
+    // The same host outside the web app's path is no board link: refused, with what one looks like.
+    const origin = new URL(sandbox.canvasapi.baseUrl).origin;
+    const elsewhere = await run(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: `${origin}/app/board/${board}/` });
+    assert.equal(elsewhere.data.kind, 'invalid_input');
+    assert.equal(elsewhere.sent.length, 0);
+    assert.match(issuesOf(elsewhere)[0]?.problem ?? '', /not to a board: a board link there looks like .*\/canvasapi\/app\/board\/<board ID>\//);
   });
 
   it('GetIncident takes the incident number, with or without #', async () => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { countTokens } from '../src/core/tools/context-size.js';
 import { silentLogger } from '../src/core/logger.js';
@@ -13,7 +14,7 @@ import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/reg
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import { UNTRUSTED_NOTICE } from '../src/core/tools/untrusted.js';
 import { CANVASAPI_INSTRUCTIONS } from '../src/canvasapi/index.js';
-import { BOOKKEEPING_FIELDS, DEFAULT_STYLES } from '../src/canvasapi/lean-records.js';
+import { BOOKKEEPING_FIELDS, DEFAULT_STYLES, leanAnswer } from '../src/canvasapi/lean-records.js';
 import { FULL_RECORDS_ENV, resolveCanvasApiSettings } from '../src/canvasapi/settings.js';
 import { CANVASAPI_INFO } from '../src/server-info.js';
 import { settingsFrom } from '../src/serve-command.js';
@@ -111,6 +112,62 @@ describe('CanvasApi lean answers', () => {
     const updated = await call(lean, 'UpdateStickyNote', { mode: 'execute', board_id_for_update: board, sticky_note_id: created.id, request_body: { data: { content: 'Edited' } } });
     assert.deepEqual(bookkeepingOf(updated), []);
     assert.equal(updated.data.content, 'Edited');
+  });
+
+  it("a value the call set stays in its echo even at the default: a connector's startStrokeCap none", async () => {
+    const [first, second] = (await platform('GET', `/v2/boards/${board}/items?limit=10`)).data;
+    const created = await call(lean, 'AddConnectorToBoard', {
+      mode: 'execute',
+      board_unique_id: board,
+      request_body: { startItem: { id: first.id }, endItem: { id: second.id }, style: { startStrokeCap: 'none', strokeColor: '#1a1a1a' } },
+    });
+    assert.equal(created.style.startStrokeCap, 'none', 'set by the caller, so shown although it is the default');
+    assert.equal(created.style.strokeColor, '#1a1a1a');
+    assert.equal(created.style.endStrokeCap, undefined, 'a default the caller did not set is still left out');
+    assert.deepEqual(bookkeepingOf(created), []);
+
+    const updated = await call(lean, 'UpdateConnectorOnBoard', { mode: 'execute', board_identifier: board, connector_identifier: created.id, request_body: { style: { strokeWidth: '1.0', endStrokeCap: 'stealth' } } });
+    assert.equal(updated.style.strokeWidth, '1.0');
+    assert.equal(updated.style.endStrokeCap, 'stealth');
+    assert.equal(updated.style.startStrokeCap, undefined, 'set by an earlier call, not this one: left out as a default');
+  });
+
+  it('shapes and sticky notes keep the default styles their call set', async () => {
+    const shape = await call(lean, 'AddShapeToCanvasBoard', {
+      mode: 'execute',
+      board_id: board,
+      request_body: { data: { shape: 'rectangle', content: 'Box' }, style: { fontSize: '14', borderStyle: 'normal', fillColor: '#ffffff' } },
+    });
+    assert.equal(shape.style.fontSize, '14');
+    assert.equal(shape.style.borderStyle, 'normal');
+    assert.equal(shape.style.fillColor, '#ffffff');
+    assert.deepEqual(defaultStyleKeys(shape).sort(), ['borderStyle', 'fontSize'], 'only the defaults this call set');
+
+    const sticky = await call(lean, 'AddStickyNoteToBoard', { mode: 'execute', board_id: board, request_body: { data: { content: 'Centred' }, style: { textAlign: 'center' } } });
+    assert.equal(sticky.style.textAlign, 'center');
+    assert.equal(sticky.style.textAlignVertical, undefined);
+    // (A bulk create's answer carries no styles; its pairing of body and items is checked on the rule alone below.)
+  });
+
+  it('property: any default-valued style set in the body survives in the echo, for every styled type (sandbox)', async () => {
+    const [first, second] = (await platform('GET', `/v2/boards/${board}/items?limit=10`)).data;
+    const creates: Record<string, (style: Record<string, string>) => [string, Record<string, unknown>]> = {
+      sticky_note: (style) => ['AddStickyNoteToBoard', { board_id: board, request_body: { data: { content: 'p' }, style } }],
+      shape: (style) => ['AddShapeToCanvasBoard', { board_id: board, request_body: { data: { shape: 'rectangle' }, style } }],
+      text: (style) => ['AddTextToCanvasBoard', { board_identifier: board, request_body: { data: { content: 't' }, style } }],
+      connector: (style) => ['AddConnectorToBoard', { board_unique_id: board, request_body: { startItem: { id: first.id }, endItem: { id: second.id }, style } }],
+    };
+    const typeAndSubset = fc.constantFrom(...Object.keys(creates)).chain((type) => fc.tuple(fc.constant(type), fc.subarray(Object.keys(DEFAULT_STYLES[type]!))));
+    await fc.assert(
+      fc.asyncProperty(typeAndSubset, async ([type, keys]) => {
+        const style = Object.fromEntries(keys.map((key) => [key, DEFAULT_STYLES[type]![key]!]));
+        const [tool, args] = creates[type]!(style);
+        const echo = await call(lean, tool, { mode: 'execute', ...args });
+        assert.deepEqual(defaultStyleKeys(echo).sort(), [...keys].sort(), `${tool} with ${JSON.stringify(style)}: ${JSON.stringify(echo.style)}`);
+        assert.deepEqual(bookkeepingOf(echo), []);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('the server instructions say where the left-out fields are', () => {
@@ -211,5 +268,33 @@ describe('CanvasApi lean answers', () => {
     if (process.env.MEASURE) console.log(JSON.stringify({ pageLean, pageFull, echoLean, echoFull, noticeTokens: await countTokens(notice) }));
     assert.ok(pageLean < pageFull * 0.75, `page: ${pageLean} lean vs ${pageFull} full`);
     assert.ok(echoLean < echoFull * 0.75, `echo: ${echoLean} lean vs ${echoFull} full`);
+  });
+});
+
+describe('lean answers keep what the call set (the rule alone)', () => {
+  const field = fc.constantFrom(...BOOKKEEPING_FIELDS);
+  const typed = fc.constantFrom(...Object.keys(DEFAULT_STYLES));
+
+  it('property: every field path the body set stays; every default or bookkeeping field it did not set goes', () => {
+    fc.assert(
+      fc.property(typed, fc.nat(), fc.nat(), fc.uniqueArray(field), fc.boolean(), (type, styleMask, otherMask, bookkeepingSet, bulk) => {
+        const defaults = DEFAULT_STYLES[type]!;
+        const keys = Object.keys(defaults);
+        const setStyle = keys.filter((_, i) => (styleMask >> i) & 1);
+        const record: J = { id: '1', type, style: { ...defaults, color: '#123456' }, data: { content: 'x' } };
+        for (const name of BOOKKEEPING_FIELDS) record[name] = name.endsWith('At') ? '2026-01-01T00:00:00Z' : { id: '9' };
+        // The body sets some default styles, maybe a non-default one, and (however unlikely) some bookkeeping field.
+        const body: J = { data: { content: 'x' }, style: Object.fromEntries(setStyle.map((key) => [key, defaults[key]])) };
+        if (otherMask & 1) body.style.color = '#123456';
+        for (const name of bookkeepingSet) body[name] = record[name];
+        const answer = bulk ? leanAnswer({ data: [record, record] }, [{}, body]) : leanAnswer(record, body);
+        const echo: J = bulk ? (answer.data as J[])[1] : answer;
+        assert.deepEqual(defaultStyleKeys(echo).sort(), [...setStyle].sort());
+        assert.equal(echo.style.color, '#123456', 'a value that is no default always stays');
+        assert.deepEqual(bookkeepingOf(echo).sort(), [...bookkeepingSet].sort());
+        if (bulk) assert.deepEqual(defaultStyleKeys((answer.data as J[])[0]), [], 'the item whose body set nothing is lean');
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   type MatchCandidate,
   type UserMatch,
 } from '../src/incidentops/user-matching.js';
+import { shortFormPairs } from '../src/incidentops/user-matching/short-forms.js';
 
 interface User extends MatchCandidate {
   team: string;
@@ -535,5 +536,144 @@ describe('auto-accept never takes a guess', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('short forms that do not begin the name, across the directory\'s languages', () => {
+  /** [short form as people type it, full name, language]: the class, not a few examples. */
+  const PAIRS: [string, string, string][] = [
+    ['Kasia', 'Katarzyna', 'Polish'],
+    ['Gosia', 'Małgorzata', 'Polish'],
+    ['Basia', 'Barbara', 'Polish'],
+    ['Zosia', 'Zofia', 'Polish'],
+    ['Kuba', 'Jakub', 'Polish'],
+    ['Wojtek', 'Wojciech', 'Polish'],
+    ['Jurek', 'Jerzy', 'Polish'],
+    ['Asia', 'Joanna', 'Polish'],
+    ['Sasha', 'Aleksandr', 'Russian'],
+    ['Sasha', 'Alexandra', 'Russian'],
+    ['Masha', 'Mariya', 'Russian'],
+    ['Katya', 'Ekaterina', 'Russian'],
+    ['Dima', 'Dmitry', 'Russian'],
+    ['Vanya', 'Ivan', 'Russian'],
+    ['Zhenya', 'Yevgeny', 'Russian'],
+    ['Volodya', 'Vladimir', 'Russian'],
+    ['Natasha', 'Natalya', 'Russian'],
+    ['Lyosha', 'Alexei', 'Russian'],
+    ['Seryozha', 'Sergey', 'Russian'],
+    ['Paco', 'Francisco', 'Spanish'],
+    ['Pepe', 'José', 'Spanish'],
+    ['Nacho', 'Ignacio', 'Spanish'],
+    ['Lola', 'Dolores', 'Spanish'],
+    ['Concha', 'Concepción', 'Spanish'],
+    ['Quique', 'Enrique', 'Spanish'],
+    ['Toño', 'Antonio', 'Spanish'],
+    ['Beppe', 'Giuseppe', 'Italian'],
+    ['Gigi', 'Luigi', 'Italian'],
+    ['Gianni', 'Giovanni', 'Italian'],
+    ['Mimmo', 'Domenico', 'Italian'],
+    ['Sandro', 'Alessandro', 'Italian'],
+    ['Sepp', 'Josef', 'German'],
+    ['Fritz', 'Friedrich', 'German'],
+    ['Uschi', 'Ursula', 'German'],
+    ['Hans', 'Johannes', 'German'],
+    ['Heinz', 'Heinrich', 'German'],
+    ['Klaus', 'Nikolaus', 'German'],
+    ['Margot', 'Marguerite', 'French'],
+    ['Manon', 'Marie', 'French'],
+    ['Zaza', 'Isabelle', 'French'],
+    ['Pierrot', 'Pierre', 'French'],
+    ['Zé', 'José', 'Portuguese'],
+    ['Chico', 'Francisco', 'Portuguese'],
+    ['Bia', 'Beatriz', 'Portuguese'],
+    ['Kees', 'Cornelis', 'Dutch'],
+    ['Henk', 'Hendrik', 'Dutch'],
+    ['Wim', 'Willem', 'Dutch'],
+    ['Bram', 'Abraham', 'Dutch'],
+    ['Lasse', 'Lars', 'Scandinavian'],
+    ['Pelle', 'Per', 'Scandinavian'],
+    ['Stina', 'Kristina', 'Scandinavian'],
+    ['Honza', 'Jan', 'Czech'],
+    ['Pisti', 'István', 'Hungarian'],
+    ['Laci', 'László', 'Hungarian'],
+    ['Kostas', 'Konstantinos', 'Greek'],
+    ['Bill', 'William', 'English'],
+    ['Peggy', 'Margaret', 'English'],
+    ['Bob', 'Robert', 'English'],
+    ['Dick', 'Richard', 'English'],
+    ['Ted', 'Edward', 'English'],
+    ['Jack', 'John', 'English'],
+    ['Liz', 'Elizabeth', 'English'],
+    ['Hank', 'Henry', 'English'],
+    ['Chuck', 'Charles', 'English'],
+  ];
+
+  const OTHERS: User[] = [u('o1', 'Priya Patel', 'ppatel@x.example'), u('o2', 'Wei Zhang', 'wzhang@x.example'), u('o3', 'Omar Haddad', 'ohaddad@x.example')];
+
+  it('covers the languages of the directory, with many pairs each', () => {
+    const languages = new Map<string, number>();
+    for (const [, , language] of PAIRS) languages.set(language, (languages.get(language) ?? 0) + 1);
+    assert.ok(languages.size >= 12, [...languages.keys()].join(', '));
+    assert.ok(shortFormPairs().length >= 1000, `the table has ${shortFormPairs().length} pairs`);
+  });
+
+  for (const [short, full, language] of PAIRS) {
+    it(`${language}: "${short}" lists ${full} and accepts nobody on it alone`, () => {
+      const target = u('t', `${full} Nowak`, `t@x.example`);
+      const alone = rankUsers(short, [target, ...OTHERS]);
+      assert.equal(alone[0]?.user.id, 't', `${short}: ${JSON.stringify(alone.map((m) => [m.user.name, m.confidence]))}`);
+      assert.equal(alone[0]!.confidence, 0.72);
+      assert.equal(chooseAutoAccept(alone).accepted, undefined, 'a short form alone is a guess: the agent confirms it');
+      // Beside someone whose name is the short form itself, the full name is another reading.
+      const literal = u('s', `${short} Kowalski`, 's@x.example');
+      const both = rankUsers(short, [literal, target, ...OTHERS]);
+      assert.equal(both[0]?.user.id, 's');
+      assert.ok(both.some((m) => m.user.id === 't'), `${full} is listed beside ${short}`);
+      const decision = chooseAutoAccept(both);
+      assert.equal(decision.accepted, undefined, decision.reason);
+      assert.ok(decision.reason.includes(`"${full} Nowak"`), decision.reason);
+      // With the surname, still a reading to confirm; the full name given in full is accepted.
+      const named = rankUsers(`${short} Nowak`, [target, ...OTHERS]);
+      assert.equal(named[0]?.user.id, 't');
+      assert.equal(chooseAutoAccept(rankUsers(`${full} Nowak`, [literal, target, ...OTHERS])).accepted?.user.id, 't');
+    });
+  }
+
+  it('"Kasia" with four Katarzynas gives several candidates, not one accepted guess', () => {
+    const katarzynas = ['Nowak', 'Kowalska', 'Wiśniewska', 'Wójcik'].map((last, i) => u(`k${i}`, `Katarzyna ${last}`, `k${i}@x.example`));
+    const kasia = u('kasia', 'Kasia Zielińska', 'kasia.zielinska@x.example');
+    for (const directory of [[...katarzynas, ...OTHERS], [kasia, ...katarzynas, ...OTHERS], [u('k9', 'Katarzyna Lewandowska', 'kasia@x.example'), ...katarzynas, ...OTHERS]]) {
+      const matches = rankUsers('Kasia', directory);
+      const listed = matches.filter((m) => m.user.name.startsWith('Katarzyna'));
+      assert.ok(listed.length >= 4, JSON.stringify(matches.map((m) => [m.user.name, m.confidence])));
+      const decision = chooseAutoAccept(matches);
+      assert.equal(decision.accepted, undefined, decision.reason);
+      assert.match(decision.reason, /Katarzyna/);
+      assert.match(decision.reason, /[Aa]sk which one is meant/);
+    }
+  });
+
+  it('property: a short form with several full-name namesakes is never accepted, and lists them', () => {
+    const pairs = shortFormPairs();
+    fc.assert(
+      fc.property(fc.constantFrom(...pairs), fc.integer({ min: 2, max: 4 }), fc.boolean(), ([short, full], count, withLiteral) => {
+        const capital = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+        const namesakes = Array.from({ length: count }, (_, i) => u(`n${i}`, `${capital(full)} ${['Abara', 'Brennan', 'Costa', 'Dubois'][i]}`, `n${i}@x.example`));
+        const directory = [...namesakes, ...OTHERS, ...(withLiteral ? [u('lit', `${capital(short)} Quinn`, 'lit@x.example')] : [])];
+        const matches = rankUsers(short, directory);
+        assert.equal(chooseAutoAccept(matches).accepted, undefined, `${short} / ${full}`);
+        for (const namesake of namesakes) assert.ok(matches.some((m) => m.user.id === namesake.id), `${short}: ${namesake.name} listed`);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the table is folded as names are, and holds no short form that begins its name (the prefix rule finds those)', () => {
+    for (const [short, full] of shortFormPairs()) {
+      assert.equal(normalizeText(short), short);
+      assert.equal(normalizeText(full), full);
+      assert.match(`${short} ${full}`, /^[a-z]+ [a-z]+$/);
+      assert.ok(!full.startsWith(short), `${short} begins ${full}`);
+    }
   });
 });

@@ -115,6 +115,8 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
   }
   checkBody(entry, args, body);
   body = applyInviteAllowlist(entry, body, schema, deps.inviteAllowlist);
+  // A body validated against its schema keeps its empty objects (one may be required).
+  const sent = body === undefined ? undefined : entry.requestSchema ? withoutNulls(body) : pruneEmpty(body);
 
   let response;
   try {
@@ -124,8 +126,7 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
       path: entry.path,
       pathParams,
       query,
-      // A body validated against its schema keeps its empty objects (one may be required).
-      ...(body !== undefined ? { body: entry.requestSchema ? withoutNulls(body) : pruneEmpty(body) } : {}),
+      ...(sent !== undefined ? { body: sent } : {}),
       signal,
       resourceLabel: labelFor(entry, pathParams),
     });
@@ -141,7 +142,8 @@ export async function runCanvasTool(entry: CanvasToolEntry, args: Json, deps: Ca
   }
   const result = shapeResult(entry, args, response.status, response.data);
   const fullRecords = requestedFullRecords() ?? deps.fullRecords ?? false;
-  return !fullRecords && answersLean(entry, result) ? leanAnswer(result) : result;
+  // What this call's body set stays in the echo, even at the platform's default.
+  return !fullRecords && answersLean(entry, result) ? leanAnswer(result, sent) : result;
 }
 
 /** Methods whose requests carry the tool's body parameters. */

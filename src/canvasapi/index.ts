@@ -9,6 +9,7 @@ import type { SharedStore } from '../core/store/store.js';
 import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';
 import { canvasTool, type CanvasApiDeps } from './handler.js';
+import { readBoardLinksOn } from './params.js';
 import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
 import { canvasApiTaskTools } from './tasks/index.js';
 
@@ -150,6 +151,8 @@ function lazyRequestBodies(): CanvasApiDeps['requestBodies'] {
 }
 
 export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServer<CanvasApiDeps> {
+  // The platform's own board links (its viewLink) are read as board IDs on its web host too.
+  readBoardLinksOn(options.settings.baseUrl);
   return {
     id: 'canvasapi',
     name: 'CanvasApi',

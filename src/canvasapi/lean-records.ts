@@ -3,7 +3,8 @@
  * agent acts on (who and when created or modified it, style values equal to the platform's
  * defaults). Single-item reads keep everything, and the full-records setting keeps everything
  * everywhere. One rule for all tools, driven by the catalogue entry's effect, toolset and the
- * answer's shape.
+ * answer's shape; and whatever the call's own request body set stays in its echo, default or not,
+ * so the caller sees that its setting took.
  */
 import { isRecord } from '../core/json.js';
 import type { CanvasToolEntry } from './catalogue-types.js';
@@ -35,27 +36,52 @@ export function answersLean(entry: CanvasToolEntry, result: Json): boolean {
   return entry.effect === 'read' && Array.isArray(result.data);
 }
 
-/** The answer without bookkeeping: on the record itself, or on each record of its `data` list. */
-export function leanAnswer(result: Json): Json {
-  if (Array.isArray(result.data)) return { ...result, data: result.data.map((record) => (isRecord(record) ? leanRecord(record) : record)) };
-  return leanRecord(result);
+/**
+ * The answer without bookkeeping: on the record itself, or on each record of its `data` list.
+ * `sent` is the request body of the call (a write's): a field it set is never left out. A bulk
+ * create's body (an array) pairs with the answer's `data` list item by item, in order.
+ */
+export function leanAnswer(result: Json, sent?: unknown): Json {
+  if (Array.isArray(result.data)) {
+    const sentItems = Array.isArray(sent) ? sent : undefined;
+    return { ...result, data: result.data.map((record, i) => (isRecord(record) ? leanRecord(record, sentItems?.[i]) : record)) };
+  }
+  return leanRecord(result, sent);
 }
 
-function leanRecord(record: Json): Json {
+/** Whether the request body set this field path (to anything, a default included). */
+function callerSet(sent: unknown, path: readonly string[]): boolean {
+  let node = sent;
+  for (const key of path) {
+    if (!isRecord(node) || node[key] === undefined || node[key] === null) return false;
+    node = node[key];
+  }
+  return true;
+}
+
+/** Whether lean answers leave out this field of a record: bookkeeping, or a style value at its default. */
+function leftOut(record: Json, path: readonly [string] | readonly ['style', string], value: unknown): boolean {
+  if (path.length === 1) return (BOOKKEEPING_FIELDS as readonly string[]).includes(path[0]);
+  const defaults = typeof record.type === 'string' ? DEFAULT_STYLES[record.type] : undefined;
+  const fallback = defaults?.[path[1]];
+  return fallback !== undefined && String(value) === fallback;
+}
+
+/** The one rule: a field is left out when lean answers leave it out and the caller did not set it in this call. */
+function dropped(record: Json, sent: unknown, path: readonly [string] | readonly ['style', string], value: unknown): boolean {
+  return leftOut(record, path, value) && !callerSet(sent, path);
+}
+
+function leanRecord(record: Json, sent: unknown): Json {
   const lean: Json = {};
   for (const [key, value] of Object.entries(record)) {
-    if ((BOOKKEEPING_FIELDS as readonly string[]).includes(key)) continue;
+    if (dropped(record, sent, [key], value)) continue;
     if (key === 'style' && isRecord(value)) {
-      const style = withoutDefaults(value, typeof record.type === 'string' ? DEFAULT_STYLES[record.type] : undefined);
+      const style = Object.fromEntries(Object.entries(value).filter(([styleKey, styleValue]) => !dropped(record, sent, ['style', styleKey], styleValue)));
       if (Object.keys(style).length) lean.style = style;
       continue;
     }
     lean[key] = value;
   }
   return lean;
-}
-
-function withoutDefaults(style: Json, defaults: Readonly<Record<string, string>> | undefined): Json {
-  if (!defaults) return style;
-  return Object.fromEntries(Object.entries(style).filter(([key, value]) => defaults[key] === undefined || String(value) !== defaults[key]));
 }

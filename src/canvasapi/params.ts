@@ -228,20 +228,108 @@ function boundedText(param: CanvasParam, purpose: SchemaPurpose): z.ZodString {
 }
 
 /** Where a board ID goes: there a link to the board is read as its ID. */
-const BOARD_ID_TARGETS: readonly string[] = ['path:board_id', 'body:boardId', 'body:boardIds', 'query:board_ids'];
+const BOARD_ID_TARGETS: readonly string[] = ['path:board_id', 'body:boardId', 'body:boardIds', 'query:board_ids', 'query:copy_from'];
 
-/** A board link as people paste it: https://miro.com/app/board/uXjVOD1J4_k=/?moveToWidget=..., any subdomain, scheme optional. */
-const BOARD_LINK = /^(?:https?:\/\/)?(?:[a-z0-9-]{1,63}\.){0,4}miro\.com\/app\/(?:board|live-embed)\/([^/?#\s]{1,200})/i;
+/** The platform's own web domain: its board links are read on it and on every subdomain, whatever the base URL. */
+export const PLATFORM_WEB_DOMAIN = 'miro.com';
 
-/** The board ID in a board link; any other text unchanged. */
-export function boardIdFromLink(text: string): string {
-  const match = BOARD_LINK.exec(text);
-  if (!match) return text;
+/** Where board links are read: a host (with its port), any subdomain of it too or not, and the path the web app sits under. */
+interface LinkHost {
+  host: string;
+  subdomains: boolean;
+  pathPrefix: string;
+}
+
+/**
+ * The web hosts of the platforms configured in this process (normally one), from their API base
+ * URLs: the base URL's own host and path (the sandbox serves its boards' viewLink there), and for
+ * an `api.` host the domain under it (api.miro.com -> miro.com). Read at call time, since the
+ * tools' schemas are shared by every server of the process; a few at most, the newest kept.
+ */
+const configuredLinkHosts = new Map<string, LinkHost>();
+const MAX_CONFIGURED_LINK_HOSTS = 16;
+
+/** Reads board links on the web host of this API base URL too (called for each CanvasApi server made). */
+export function readBoardLinksOn(baseUrl: string): void {
+  let url: URL;
   try {
-    return decodeURIComponent(match[1] as string);
+    url = new URL(baseUrl);
   } catch {
-    return text; // a broken escape: left for the path rule to refuse
+    return; // settings have checked it; nothing to add
   }
+  const hosts: LinkHost[] = [{ host: url.host.toLowerCase(), subdomains: false, pathPrefix: url.pathname.replace(/\/+$/, '') }];
+  if (url.hostname.toLowerCase().startsWith('api.')) hosts.push({ host: url.host.toLowerCase().slice(4), subdomains: true, pathPrefix: '' });
+  for (const linkHost of hosts) {
+    const key = `${linkHost.host}${linkHost.pathPrefix}|${linkHost.subdomains}`;
+    configuredLinkHosts.delete(key);
+    configuredLinkHosts.set(key, linkHost);
+    if (configuredLinkHosts.size > MAX_CONFIGURED_LINK_HOSTS) configuredLinkHosts.delete(configuredLinkHosts.keys().next().value as string);
+  }
+}
+
+function linkHosts(): LinkHost[] {
+  return [{ host: PLATFORM_WEB_DOMAIN, subdomains: true, pathPrefix: '' }, ...configuredLinkHosts.values()];
+}
+
+/** The hosts board links are read on, in words (for the refusal of any other link). */
+export function boardLinkHostsText(): string {
+  const named = linkHosts().map((h) => (h.subdomains ? `${h.host} (and its subdomains)` : `${h.host}${h.pathPrefix}`));
+  return [...new Set(named)].join(', ');
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** Text without a scheme is taken for a link when its first segment is a host: a dot or a port in it (miro.com/..., 127.0.0.1:4000/...). Linear. */
+function startsWithHost(text: string): boolean {
+  const first = text.slice(0, text.indexOf('/'));
+  return /[.:]/.test(first) && !/[\s?#@]/.test(first);
+}
+/** The board's part of a link's path, after the web app's own prefix. */
+const BOARD_PATH = /^\/app\/(?:board|live-embed)\/([^/]{1,200})(?:\/|$)/i;
+
+function hostMatches(linkHost: LinkHost, host: string): boolean {
+  return host === linkHost.host || (linkHost.subdomains && host.endsWith(`.${linkHost.host}`));
+}
+
+/**
+ * What a board-ID value means: the value itself (an ID, or text that is no link), or the board ID
+ * of a board link on the platform's web host, or a problem for a link the server does not read.
+ */
+export function readBoardLink(text: string): { id: string } | { problem: string } {
+  if (!text.includes('/')) return { id: text }; // an ID never contains "/": the common case costs one scan
+  const hasScheme = SCHEME.test(text);
+  if (!hasScheme && !startsWithHost(text)) return { id: text }; // not a link: left for the ID checks to refuse
+  const hosts = `board links are read on ${boardLinkHostsText()}; otherwise pass the board ID itself (the code after /app/board/ in the link)`;
+  let url: URL;
+  try {
+    url = new URL(hasScheme ? text : `https://${text}`);
+  } catch {
+    return { problem: `is not a link that can be read (got ${previewValue(text)}): ${hosts}` };
+  }
+  const host = url.host.toLowerCase();
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { problem: `is a ${url.protocol} link, not a board link (got ${previewValue(text)}): ${hosts}` };
+  const matching = linkHosts().filter((linkHost) => hostMatches(linkHost, host));
+  if (!matching.length) return { problem: `is a link on ${host}, which is not the platform's web host: ${hosts}` };
+  for (const linkHost of matching) {
+    const path = url.pathname;
+    if (linkHost.pathPrefix && !path.startsWith(`${linkHost.pathPrefix}/`)) continue;
+    const board = BOARD_PATH.exec(path.slice(linkHost.pathPrefix.length));
+    if (!board) continue;
+    try {
+      return { id: decodeURIComponent(board[1] as string) };
+    } catch {
+      return { problem: `has a board ID with a broken %-escape (got ${previewValue(text)})` };
+    }
+  }
+  const example = `${host}${(matching[0] as LinkHost).pathPrefix}/app/board/<board ID>/`;
+  return { problem: `is a link on ${host} but not to a board: a board link there looks like ${example} (got ${previewValue(text)}); otherwise pass the board ID itself` };
+}
+
+/** A transform for a board-ID field: a board link on the platform's web host is its board ID; a link elsewhere is refused, naming the hosts read. */
+export function boardIdFromLink(text: string, ctx: z.core.$RefinementCtx<string>): string {
+  const read = readBoardLink(text);
+  if ('id' in read) return read.id;
+  ctx.addIssue({ code: 'custom', message: read.problem });
+  return z.NEVER;
 }
 
 /**

@@ -14,7 +14,9 @@
  * - Otherwise the confidence is the MAX of these components:
  *   - name tokens, one-word query: equals a name token ("Lee") 0.9; prefix of a name token
  *     0.9 x (0.67 + 0.27 x covered fraction) (about 0.61-0.84); typo (restricted Damerau-Levenshtein,
- *     1 edit for 4-7 letters, 2 for 8+) 0.9 x 0.8 x similarity (about 0.54-0.65).
+ *     1 edit for 4-7 letters, 2 for 8+) 0.9 x 0.8 x similarity (about 0.54-0.65); a known short
+ *     form that does not begin the name ("kasia" for Katarzyna, "bill" for William, "paco" for
+ *     Francisco: user-matching/short-forms.ts) 0.9 x 0.8 = 0.72, and as a word of several 0.8.
  *   - name tokens, several words: every word equals a distinct name token and all name tokens are
  *     covered, in any order ("doe jane") 0.95; every word equals a name token but the name has more
  *     tokens ("maria garcia" vs "María García-López") 0.9; otherwise 0.9 x mean of the per-word
@@ -42,7 +44,8 @@
  *
  * This file ranks and decides; its parts are in user-matching/: text.ts (folding and word
  * splitting), user-index.ts (the prepared directory), word-scores.ts (the name-token and e-mail
- * components), fuzzy.ts (the fuzzy component) and namesakes.ts (who else a query could mean).
+ * components), short-forms.ts (short forms of given names that do not begin them, across the
+ * directory's languages), fuzzy.ts (the fuzzy component) and namesakes.ts (who else a query could mean).
  * Callers import from this file only.
  */
 import { FuzzyQuery, fuzzyScore, MAX_FUZZY_QUERY_CHARS } from './user-matching/fuzzy.js';

@@ -3,94 +3,19 @@
  * reading: namesakes (the query could be a short form of their name) and typo rivals.
  */
 import type { Entry, MatchCandidate, UserIndex } from './user-index.js';
-import { plausibleWord } from './word-scores.js';
-
-/**
- * Common short forms that do not start the name they stand for (a short form that does, "sam"
- * for Samantha, is covered by the prefix rule). Used only to find namesakes, never to score.
- */
-const SHORT_FORMS: Readonly<Record<string, readonly string[]>> = {
-  bob: ['robert'],
-  bobby: ['robert'],
-  bill: ['william'],
-  billy: ['william'],
-  liam: ['william'],
-  dick: ['richard'],
-  rick: ['richard', 'frederick', 'eric'],
-  jim: ['james'],
-  jimmy: ['james'],
-  jack: ['john', 'jackson'],
-  johnny: ['john', 'jonathan'],
-  mike: ['michael'],
-  mick: ['michael'],
-  tom: ['thomas'],
-  tommy: ['thomas'],
-  dave: ['david'],
-  joe: ['joseph', 'josephine'],
-  sue: ['susan', 'suzanne'],
-  tony: ['anthony', 'antonio'],
-  ted: ['edward', 'theodore'],
-  ned: ['edward'],
-  eddie: ['edward', 'edmund'],
-  harry: ['henry', 'harold'],
-  hank: ['henry'],
-  chuck: ['charles'],
-  charlie: ['charles', 'charlotte'],
-  andy: ['andrew'],
-  drew: ['andrew'],
-  jenny: ['jennifer'],
-  becky: ['rebecca'],
-  liz: ['elizabeth'],
-  beth: ['elizabeth', 'bethany'],
-  betty: ['elizabeth'],
-  kate: ['katherine', 'catherine', 'kathleen'],
-  katie: ['katherine', 'catherine', 'kathleen'],
-  kathy: ['katherine', 'kathleen'],
-  cathy: ['catherine'],
-  peggy: ['margaret'],
-  maggie: ['margaret'],
-  meg: ['margaret', 'megan'],
-  sasha: ['alexander', 'alexandra'],
-  xander: ['alexander'],
-  sandy: ['alexandra', 'sandra'],
-  nick: ['nicholas', 'nicolas', 'dominic'],
-  steve: ['stephen'],
-  greg: ['gregory'],
-  larry: ['lawrence', 'laurence'],
-  jerry: ['gerald', 'jerome'],
-  gerry: ['gerald'],
-  dan: ['daniel'],
-  danny: ['daniel'],
-  matt: ['matthew', 'mathias'],
-  chris: ['christopher', 'christine', 'christina', 'kristopher'],
-  kit: ['christopher'],
-  patty: ['patricia'],
-  trish: ['patricia'],
-  jo: ['joanna', 'josephine'],
-  nate: ['nathan', 'nathaniel'],
-  ben: ['benjamin'],
-  vicky: ['victoria'],
-  abby: ['abigail'],
-  wes: ['wesley'],
-  zach: ['zachary'],
-  zack: ['zachary'],
-  al: ['albert', 'alan', 'alfred'],
-  fred: ['frederick', 'alfred'],
-  rob: ['robert'],
-};
-
-/** Whether a query word could stand for this name token: it equals or starts it, or is a common short form of it. */
-function couldStandFor(word: string, token: string): boolean {
-  return token.startsWith(word) || (SHORT_FORMS[word]?.includes(token) ?? false);
-}
+import { longerNames, plausibleWord } from './word-scores.js';
 
 /** The other users whose name the query could be a short form of (see UserMatch.namesakes). */
 export function namesakesOf<T extends MatchCandidate>(best: Entry<T>, words: readonly string[][], indexes: readonly UserIndex<T>[]): { count: number; names: string[] } {
   let count = 0;
   const names: string[] = [];
   for (const index of indexes) {
-    // Per query word, which distinct tokens it could stand for (either spelling of the word).
-    const fits = words.map((forms) => Uint8Array.from(index.tokens, (token) => (forms.some((word) => couldStandFor(word, token)) ? 1 : 0)));
+    // Per query word, which distinct tokens it could stand for (either spelling of the word): a
+    // token it equals or begins, or a name it is a short form of ("bob" for Robert, "kasia" for Katarzyna).
+    const fits = words.map((forms) => {
+      const longer = longerNames(forms);
+      return Uint8Array.from(index.tokens, (token) => (forms.some((word) => token.startsWith(word)) || longer?.has(token) ? 1 : 0));
+    });
     for (const entry of index.entries) {
       if (entry === best || !readsAs(fits, entry)) continue;
       count++;

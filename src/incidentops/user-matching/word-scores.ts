@@ -2,12 +2,19 @@
  * The name-token and e-mail components of a user's confidence (see user-matching.ts for the
  * scores): each query word against each distinct name token, then per user by table look-ups.
  */
+import { namesShortenedTo } from './short-forms.js';
 import type { Entry } from './user-index.js';
 
 const TOKEN_EQUAL = 0.9;
 export const ALL_TOKENS_REORDERED = 0.95;
 const ALL_TOKENS_SUBSET = 0.9;
 const EMAIL_PREFIX = 0.6;
+/**
+ * A query word that is a known short form of the token ("kasia" for Katarzyna, short-forms.ts):
+ * as good as a prefix covering half the name, so 0.72 for a one-word query, well below
+ * auto-accept: it lists the user, beside anyone the word names outright, and never picks them alone.
+ */
+const SHORT_FORM_OF = 0.8;
 
 /** Restricted Damerau-Levenshtein (optimal string alignment) distance, or Infinity if > max. */
 function osaDistance(a: string, b: string, max: number): number {
@@ -48,8 +55,9 @@ const NONE = 0;
 const EQUAL = 1;
 const PREFIX = 2;
 const TYPO = 3;
+const SHORT_FORM = 4;
 
-/** Per-word score against one name token: 1 equal, ~0.67-0.94 prefix, ~0.6-0.72 typo, else 0; kind in `out`. */
+/** Per-word score against one name token: 1 equal, ~0.67-0.94 prefix, ~0.6-0.72 typo, else 0 (short forms: wordTable). */
 function wordScore(q: string, token: string): [number, number] {
   if (q === token) return [1, EQUAL];
   if (token.startsWith(q)) return [prefixScore(q, token), PREFIX];
@@ -75,6 +83,7 @@ export interface WordTable {
 export function wordTable(forms: readonly string[], tokens: readonly string[]): WordTable {
   const score = new Float64Array(tokens.length);
   const kind = new Uint8Array(tokens.length);
+  const longer = longerNames(forms);
   for (let t = 0; t < tokens.length; t++) {
     const token = tokens[t]!;
     for (const q of forms) {
@@ -84,8 +93,19 @@ export function wordTable(forms: readonly string[], tokens: readonly string[]): 
         kind[t] = k;
       }
     }
+    if (longer?.has(token) && SHORT_FORM_OF > score[t]!) {
+      score[t] = SHORT_FORM_OF;
+      kind[t] = SHORT_FORM;
+    }
   }
   return { score, kind };
+}
+
+/** The names any spelling of a query word is a short form of (short-forms.ts), or undefined: most words are none. */
+export function longerNames(forms: readonly string[]): ReadonlySet<string> | undefined {
+  let names: Set<string> | undefined;
+  for (const q of forms) for (const name of namesShortenedTo(q) ?? []) (names ??= new Set()).add(name);
+  return names;
 }
 
 /** Score and kind of query word `w` against token position `p` of an entry (either spelling). */
