@@ -139,7 +139,6 @@ export class WorkScope {
         this.timeUp = true;
         this.controller.abort(new DOMException('the call ran out of time', 'TimeoutError'));
       }, Math.max(0, this.budget.timeLeftMs()));
-      this.timer.unref();
     }
   }
 

@@ -173,7 +173,8 @@ export class IncidentOpsApi {
     const maxItems = Math.min(options.maxItems ?? OFFSET_CAP, OFFSET_CAP);
     const items: Json[] = [];
     const budget = budgetOf(signal);
-    const idOf = key in RECORD_ID ? RECORD_ID[key] : (item: Json) => item.id;
+    // Records without an ID (on-call shifts) are known by their content: a page of them again is the same page.
+    const recordKey = key in RECORD_ID ? (RECORD_ID[key] ?? ((item: Json) => JSON.stringify(item))) : (item: Json) => item.id;
     const walk = await walkPages<Json>({
       signal,
       maxPages: Math.ceil(maxItems / API_PAGE_SIZE),
@@ -187,10 +188,14 @@ export class IncidentOpsApi {
       onPage: (page) => {
         items.push(...page.records);
       },
-      ...(idOf ? { idOf: (item: Json) => (hasId(idOf(item)) ? String(idOf(item)) : undefined) } : {}),
+      idOf: (item: Json) => {
+        const id = recordKey(item);
+        return hasId(id) ? String(id) : undefined;
+      },
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const why = walkNote(walk, key.replace(/_/g, ' '), signal);
+    // The page cap is the caller's own bound (maxItems, the offset cap): the caller says it its way.
+    const why = walk.stop === 'pages' ? undefined : walkNote(walk, key.replace(/_/g, ' '), signal);
     return { items: items.slice(0, maxItems), truncated: !walk.complete, ...(walk.total !== undefined ? { total: walk.total } : {}), ...(why ? { why } : {}) };
   }
 }

@@ -123,7 +123,9 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
     const itemTags = new RegExp(`^${escape(base)}/items/(\\d+)/tags$`).exec(path);
     if (itemTags) {
       const index = indexOfId(itemTags[1]!);
-      const tags = Array.from({ length: options.tags ?? 0 }, (_, t) => t).filter((t) => index >= t && index < t + (options.itemsPerTag ?? 0)).slice(0, 8);
+      // Tag t is on items t to t + itemsPerTag - 1.
+      const tags: number[] = [];
+      for (let t = Math.max(0, index - (options.itemsPerTag ?? 0) + 1); t <= Math.min(index, (options.tags ?? 0) - 1) && tags.length < 8; t++) tags.push(t);
       return [200, { tags: tags.map(tagOf) }];
     }
     if (path === `${base}/tags`) return [200, offsetPage(query, options.tags ?? 0, tagOf)];

@@ -104,12 +104,10 @@ export async function itemsTaggedLike(get: BoardGet, signal: AbortSignal, query:
   await readTagList(get, signal, BOARD_READS.queryTagListPages, list);
   const wanted = query.toLowerCase();
   const matching = [...list.titles].filter(([, title]) => title.toLowerCase().includes(wanted));
-  if (matching.length === 0) return { ids: new Set(), ...(list.note ? { note: `query searched the titles of ${list.titles.size} tags (${list.note})` } : {}) };
+  const searched = list.complete ? undefined : `query searched the titles of the first ${list.titles.size}${list.total !== undefined ? ` of ${list.total}` : ''} tags only (${list.note ?? 'the rest were not read'})`;
+  if (matching.length === 0) return { ids: new Set(), ...(searched ? { note: searched } : {}) };
   const { byItem, unfinished } = await itemsOfTags(get, signal, matching, BOARD_READS.queryTagRequests);
-  const notes = [
-    ...(list.note ? [`query searched the titles of ${list.titles.size} tags (${list.note})`] : []),
-    ...(unfinished > 0 ? [`the items of ${unfinished} of the ${matching.length} tags whose title matches were not all read`] : []),
-  ];
+  const notes = [...(searched ? [searched] : []), ...(unfinished > 0 ? [`the items of ${unfinished} of the ${matching.length} tags whose title matches were not all read`] : [])];
   return { ids: new Set(byItem.keys()), ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
 

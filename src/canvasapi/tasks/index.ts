@@ -28,12 +28,13 @@ const readBoardInput = () =>
   z.strictObject({
     board_id: boardId(),
     frame_id: itemId().optional(),
-    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length)).optional().describe('e.g. ["sticky_note"]'),
+    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).max(ITEM_TYPES.length).refine((types) => types.length > 0, { message: 'must name at least one item type' })).optional().describe('e.g. sticky_note'),
     query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Text to find.'),
     max_items: z.number().int().refine((n) => n >= 1 && n <= READ_LIMITS.maxItems, { message: `must be from 1 to ${READ_LIMITS.maxItems}` }).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
     offset: z.number().int().refine((n) => n >= 0 && n <= 1_000_000, { message: 'must be from 0 to 1000000 (next_page gives it)' }).optional(),
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
-    counts: z.boolean().optional().describe('Count the whole board by type.'),
+    // Explained where it matters: a partial answer's note says what it does.
+    counts: z.boolean().optional(),
   });
 
 const createDiagramInput = () =>
@@ -83,7 +84,7 @@ function taskTool<I extends z.ZodObject>(buildInput: () => I, definition: Omit<T
 const readBoard = taskTool(readBoardInput, {
   name: 'CanvasApi.ReadBoard',
   title: 'Read a board',
-  description: 'A board as text: frames, items (text, position, frame, tags), connectors. Pass next_page to go on.',
+  description: 'A board as text: frames, items (text, position, frame, tags), connectors; next_page continues.',
   hints: hintsFor('read'),
   truncationHint: 'Call again with next_page (cursor and offset), or narrow with query, frame_id or item_types.',
   budget: readBoardBudget,
