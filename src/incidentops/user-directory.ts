@@ -50,7 +50,7 @@ export const DIRECTORY_BUDGET = { requests: OFFSET_CAP / API_PAGE_SIZE + DIRECTO
 export interface Directory {
   /** Each user with only what SearchUsers matches on and shows (see slimUser). */
   users: Json[];
-  /** The platform's offset cap (10,000) cut the directory short. */
+  /** The directory may lack users: the platform's offset cap (10,000), the walk's budget, or paging that repeated itself cut it short. */
   truncated: boolean;
   total?: number;
   fetchedAt: number;
@@ -372,10 +372,11 @@ export async function decodeDirectory(text: string): Promise<Directory> {
 
 /**
  * Every user, 100 per request: the first page asks for the total, the others follow in parallel,
- * 4 at first and one more per full page received, up to DIRECTORY_CONCURRENCY (slow start: a
+ * 8 at first and one more per full page received, up to DIRECTORY_CONCURRENCY (slow start: a
  * platform whose total is wrong costs a handful of requests, not 16). The first page that comes
- * back empty ends the walk: pages after it are not asked for, nor kept. Stops at the offset cap
- * (`truncated` then says so).
+ * back empty, or holds only users already seen (the platform ignoring the offset), ends the walk:
+ * pages after it are not asked for, nor kept. Stops at the offset cap and at the walk's budget
+ * (DIRECTORY_BUDGET); `truncated` then says the directory may lack users.
  */
 /** `prepare` turns each page's users into what is kept, as the page arrives. */
 async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress, prepare: (users: Json[]) => Json[]): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
