@@ -123,11 +123,17 @@ export async function tagsOfItems(get: BoardGet, signal: AbortSignal, itemIds: r
   if (itemIds.length <= listPagesLeft + tagCount) {
     const asked = itemIds.slice(0, allowance);
     const byItem = new Map<string, string[]>();
+    let unread = 0;
     await Promise.all(asked.map(async (id) => {
       const titles = await tagsOfItem(get, signal, id);
-      if (titles?.length) byItem.set(id, titles);
+      if (titles === 'unread') unread += 1;
+      else if (titles.length) byItem.set(id, titles);
     }));
-    return { byItem, ...(asked.length < itemIds.length ? { note: `tags are shown for the first ${asked.length} of the ${itemIds.length} listed sticky notes and cards (a request each): ask for fewer items (max_items) to see all their tags` } : {}) };
+    const notes = [
+      ...(asked.length < itemIds.length ? [`tags are shown for the first ${asked.length} of the ${itemIds.length} listed sticky notes and cards (a request each): ask for fewer items (max_items) to see all their tags`] : []),
+      ...(unread > 0 ? [`the tags of ${unread} items were not read: this call reached its budget`] : []),
+    ];
+    return { byItem, ...(notes.length ? { note: notes.join('; ') } : {}) };
   }
   await readTagList(get, signal, Math.min(listPagesLeft, allowance - 1), list);
   const listRequests = Math.ceil(list.titles.size / BOARD_READS.pageSize);
@@ -136,13 +142,14 @@ export async function tagsOfItems(get: BoardGet, signal: AbortSignal, itemIds: r
   return { byItem, ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
 
-/** One item's tag titles; undefined when the budget is spent or the item is gone. */
-async function tagsOfItem(get: BoardGet, signal: AbortSignal, itemId: string): Promise<string[] | undefined> {
+/** One item's tag titles; none when the item is gone (deleted meanwhile), `unread` when the budget is spent. */
+async function tagsOfItem(get: BoardGet, signal: AbortSignal, itemId: string): Promise<string[] | 'unread'> {
   let answer: unknown;
   try {
     answer = await get('/v2/boards/{board_id}/items/{item_id}/tags', {}, signal, { item_id: itemId });
   } catch (error) {
-    if (error instanceof ToolError && (error.details.kind === 'budget_exceeded' || error.details.kind === 'not_found')) return undefined;
+    if (error instanceof ToolError && error.details.kind === 'not_found') return [];
+    if (error instanceof ToolError && error.details.kind === 'budget_exceeded') return 'unread';
     throw error;
   }
   if (!isRecord(answer) || !Array.isArray(answer.tags)) throw unexpected("an item's tags without a tags list");

@@ -8,8 +8,9 @@
  * others (connector ends). Counts cover the whole board only when that costs nothing more (a
  * board read to its end, the platform's totals) or when asked (`counts`); else they say what they cover.
  */
-import { isRecord } from '../../core/json.js';
 import { WorkScope } from '../../core/call-budget.js';
+import { ToolError } from '../../core/errors.js';
+import { isRecord } from '../../core/json.js';
 import { walkNote, walkPages, type PagePosition, type WalkResult } from '../../core/tools/pager.js';
 import { RESULT_BUDGET_BYTES } from '../../core/tools/result-budget.js';
 import type { ToolContext } from '../../core/tools/tool.js';
@@ -292,12 +293,16 @@ async function countsOf(args: ReadBoardArgs, start: ReturnType<typeof startOf>, 
   await Promise.all(
     ITEM_TYPES.map(async (type) => {
       const query: Record<string, QueryValue> = { limit: 10, type, ...(args.frame_id ? { parent_item_id: args.frame_id } : {}) };
-      const answer = await get('/v2/boards/{board_id}/items', query, signal);
+      const answer = await get('/v2/boards/{board_id}/items', query, signal).catch((error: unknown) => {
+        // Within the call's budget by its sum; should another read have spent it, the type is said to be uncounted.
+        if (error instanceof ToolError && error.details.kind === 'budget_exceeded') return undefined;
+        throw error;
+      });
       if (isRecord(answer) && typeof answer.total === 'number') {
         if (answer.total > 0) counts[type] = answer.total;
       } else unknown.push(type);
     }),
   );
   const ordered = Object.fromEntries(ITEM_TYPES.filter((type) => type in counts).map((type) => [type, counts[type] as number]));
-  return { fields: { counts: withConnectors(ordered) }, notes: unknown.length ? [`counts: the platform gave no total for ${unknown.join(', ')}`] : [] };
+  return { fields: { counts: withConnectors(ordered) }, notes: unknown.length ? [`counts: no total for ${unknown.join(', ')} (the platform gave none, or this call's budget ran out)`] : [] };
 }
