@@ -73,6 +73,17 @@ describe('ReadBoard on a 25,000-item board of 6,000-character notes', () => {
   });
 });
 
+describe('ReadBoard on a board of many frames', () => {
+  it('lists at most 100 frames and says how many it read', async () => {
+    const board = await fakeBoard({ items: 2_000, frameEvery: 2 });
+    const { isError, data } = await readBoard(board, { max_items: 2_000 });
+    assert.equal(isError, false, JSON.stringify(data));
+    assert.equal(data.frames.length, 100);
+    assert.ok(data.partial.some((note: string) => /^frames: the first 100 of the \d+ frames read are listed$/.test(note)), JSON.stringify(data.partial));
+    assert.equal(data.result_truncated, undefined, 'the tool cuts itself before the generic budget does');
+  });
+});
+
 describe('ReadBoard on a board with 25,000 tags', () => {
   it('costs at most 60 requests, with or without a query, and says which tags it could not match', async () => {
     const board = await fakeBoard({ items: 400, tags: 25_000, itemsPerTag: 3 });

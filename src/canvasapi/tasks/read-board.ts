@@ -27,6 +27,8 @@ type Json = Record<string, unknown>;
 
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
 const LINES_BUDGET_BYTES = RESULT_BUDGET_BYTES - 12_000;
+/** Frames listed at most (about 6 KB of that room): those of the frames walk and of the items read. */
+const FRAMES_SHOWN = 100;
 
 /** What the item walk found. */
 interface ItemWalk {
@@ -106,6 +108,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     !items.readToEnd && `matching_items_at_least counts the matches up to where reading stopped, not the whole ${args.frame_id ? 'frame' : 'board'}`,
     connectors.note,
     frames?.note,
+    items.frames.size > FRAMES_SHOWN && `frames: the first ${FRAMES_SHOWN} of the ${items.frames.size} frames read are listed`,
     items.tagNote && `tags: ${items.tagNote}`,
     tags.note && `tags: ${tags.note}`,
     ...counts.notes,
@@ -113,7 +116,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   return {
     board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
     ...counts.fields,
-    frames: [...items.frames.values()].map((frame) => `${frame.id} "${frame.text}" ${placement(frame)}`),
+    frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map((frame) => `${frame.id} "${cut(frame.text, 200)}" ${placement(frame)}`),
     item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',
     items: lines.items,
     ...(items.readToEnd ? { matching_items: items.matched } : { matching_items_at_least: items.matched }),
