@@ -126,36 +126,56 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     await platform(sandbox, 'POST', `/v2/boards/${board}/connectors`, { startItem: { id: notes[0].id }, endItem: { id: notes[1].id }, captions: [{ content: '<p>leads to</p>' }] });
 
     const seen: string[] = [];
-    let offset: number | undefined;
+    let next: J;
     let calls = 0;
     const progress: number[] = [];
+    const tool = server.tools.find((t) => t.name === 'CanvasApi.ReadBoard')!;
     do {
-      const tool = server.tools.find((t) => t.name === 'CanvasApi.ReadBoard')!;
-      const raw = await executeTool(server, tool, { board_id: `https://miro.com/app/board/${board}/?share=1`, ...(offset !== undefined ? { offset } : {}) }, new AbortController().signal, (p) => progress.push(p));
+      sandbox.clearRequests();
+      const callProgress: number[] = [];
+      const raw = await executeTool(server, tool, { board_id: `https://miro.com/app/board/${board}/?share=1`, ...(next ?? {}) }, new AbortController().signal, (p) => callProgress.push(p));
       const { data, isError } = outcomeOf(raw);
       assert.equal(isError, false, JSON.stringify(data));
       calls++;
       assert.equal(data.result_truncated, undefined, 'the tool cuts itself before the generic budget does');
-      assert.deepEqual(data.counts, { frame: 1, sticky_note: 420, connector: 1 });
       assert.equal((data.board as J).name, 'Big workshop');
-      assert.equal(data.matching_items, 420);
       assert.match((data.frames as string[])[0]!, new RegExp(`^${frame.id} "Ideas" 0,0 4000x4000$`));
       for (const line of data.items as string[]) seen.push(line.split(' ')[0]!);
-      if (offset === undefined) {
-        assert.ok((data.next_page as J)?.offset > 0, 'a board this size is cut with next_page');
+      // Only what the answer needs is read: the pages of its items (and the rest of the last one), not the whole board.
+      const itemPages = sandbox.requests.filter((r) => r.path.endsWith('/items') && !r.query.some(([key]) => key === 'tag_id' || key === 'type')).length;
+      assert.ok(itemPages <= Math.ceil((data.items as string[]).length / 50) + 1, `${itemPages} item pages for ${(data.items as string[]).length} items`);
+      assert.ok(callProgress.length >= itemPages, `progress per page (${callProgress.length} reports, ${itemPages} item pages)`);
+      for (let i = 1; i < callProgress.length; i++) assert.ok(callProgress[i]! > callProgress[i - 1]!, 'progress increases');
+      progress.push(...callProgress);
+      if (calls === 1) {
+        assert.ok((data.next_page as J)?.offset > 0 && typeof (data.next_page as J)?.cursor === 'string', 'a board this size is cut with next_page');
+        assert.equal(data.counts, undefined, 'the whole board was not read, so no whole-board counts');
+        assert.equal(data.total_items, 421, "the platform's total comes free with the first page");
+        assert.ok((data.matching_items_at_least as number) >= (data.next_page as J).offset);
+        assert.ok((data.partial as string[]).some((note) => note.startsWith('counts_read')));
         const firstLine = (data.items as string[]).find((line) => line.startsWith(`${first.id} `))!;
         assert.match(firstLine, /frame "Ideas" #Vote: Idea 0: PINEAPPLE a longer/);
         assert.ok(!firstLine.includes('<p>'), 'HTML is stripped');
         assert.match((data.connectors as string[])[0]!, new RegExp(`: ${notes[0].id} "Idea 0: PINEAPPLE .*" -> ${notes[1].id} ".*" \\[leads to\\]$`));
+        // offset alone still works: the same items as the cursor gives, read again from the start.
+        const byOffset = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, offset: (data.next_page as J).offset, max_items: 3 })).data;
+        const byCursor = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, cursor: (data.next_page as J).cursor, max_items: 3 })).data;
+        assert.deepEqual(byOffset.items, byCursor.items);
+        assert.equal((byCursor.items as string[])[0]!.split(' ')[0], notes.find((n) => !(data.items as string[]).some((l) => l.startsWith(`${n.id} `)))?.id);
       }
-      offset = (data.next_page as J)?.offset;
-    } while (offset !== undefined && calls < 10);
+      next = data.next_page;
+      if (!next) {
+        assert.equal(data.matching_items, 420, 'the last page knows the count of every match');
+        assert.deepEqual((data.partial as string[]).filter((note) => !note.startsWith('counts_read')), [], 'read to the end: only the counts cover part of the board (this call began mid-board)');
+      }
+    } while (next !== undefined && calls < 10);
     assert.ok(calls >= 2 && calls < 10, `${calls} calls`);
     assert.equal(seen.length, 420);
     assert.equal(new Set(seen).size, 420, 'no item twice');
     assert.deepEqual(new Set(seen), new Set(notes.map((n) => n.id)));
-    assert.ok(progress.length >= 9 * calls, `progress per page (${progress.length} reports)`);
-    for (let i = 1; i < 9; i++) assert.ok(progress[i]! > progress[i - 1]!, 'progress increases');
+    // Whole-board counts when asked: one request per type for its total.
+    const counted = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, max_items: 1, counts: true })).data;
+    assert.deepEqual(counted.counts, { sticky_note: 420, frame: 1, connector: 1 });
 
     // Filters: text (case-insensitive, tags included), frame, type, max_items.
     const pineapple = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'pineapple' })).data;
@@ -169,10 +189,10 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     assert.ok((inFrame.items as string[]).every((l) => l.includes('frame "Ideas"')));
     const few = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['sticky_note'], max_items: 5 })).data;
     assert.equal((few.items as string[]).length, 5);
-    assert.deepEqual(few.next_page, { offset: 5 });
-    const none = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['card'] })).data;
+    assert.equal((few.next_page as J).offset, 5);
+    const none = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, item_types: ['card'], counts: true })).data;
     assert.deepEqual(none.items, []);
-    assert.deepEqual(none.counts, { frame: 1, sticky_note: 420, connector: 1 }, 'counts describe the whole board, whatever the filter');
+    assert.deepEqual(none.counts, { sticky_note: 420, frame: 1, connector: 1 }, 'counts: true describes the whole board, whatever the filter');
     const missing = await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: '3458764000000000001' });
     assert.equal(missing.isError, true);
     assert.equal(missing.data.kind, 'not_found');

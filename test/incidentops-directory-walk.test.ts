@@ -66,6 +66,16 @@ describe('SearchUsers directory walk', () => {
     assert.equal(walkedIndexes.get(walked)?.size, 250);
   });
 
+  it('a platform that ignores the offset (the first page again, whatever is asked) ends the walk: no user twice, few requests', async () => {
+    const scripted = scriptedFetch((url) => jsonResponse(200, { users: users(0, 100), limit: 100, offset: Number(url.searchParams.get('offset') ?? 0), more: true, total: 5_000 }));
+    const server = incidentOpsServerFor(undefined, { baseUrl: BASE, accessToken: 'incident-token-0123456789', fetch: scripted.fetch });
+    const walked = await new UserDirectory((server.deps as IncidentOpsDeps).api).get(signal);
+    assert.equal(walked.users.length, 100);
+    assert.equal(new Set(walked.users.map((u) => u.id)).size, 100);
+    assert.equal(walked.truncated, true, 'the directory says it may be incomplete');
+    assert.ok(scripted.calls.length <= DIRECTORY_INITIAL_CONCURRENCY + 2, `${scripted.calls.length} requests`);
+  });
+
   it('users of pages that came after an empty page are not ranked either', async () => {
     // Page 200 comes back empty although pages 300-500 (asked for early) hold users.
     const { directory } = platform(600, 600, [200]);

@@ -10,12 +10,14 @@ export const CANVASAPI_SKILLS: readonly SkillText[] = [
 
 1. Find the board: a link or ID from the user works as \`board_id\`. Otherwise
    \`CanvasApi.RetrieveUserBoards { search_query }\`.
-2. Read it in one call: \`CanvasApi.ReadBoard { board_id }\` gives the name and description, counts per
-   type, frames with bounds, every item as one line (type, position, size, frame, tags, plain text)
-   and connectors as from -> to. Narrow it with \`frame_id\`, \`item_types\` (e.g. ["sticky_note"]),
-   \`query\` (text or tag title, any case) and \`max_items\`; when the answer has \`next_page\`, call
-   again with its \`offset\`. ReadBoard is listed by the \`everyday\` profile and the \`tasks\` toolset,
-   and found with \`FindTools\` in meta mode.
+2. Read it: \`CanvasApi.ReadBoard { board_id }\` gives the name and description, frames with bounds,
+   items as one line each (type, position, size, frame, tags, plain text) and connectors as from -> to,
+   as many items as fit one answer (a small board whole, with counts per type). Narrow it with
+   \`frame_id\`, \`item_types\` (e.g. ["sticky_note"]), \`query\` (text or tag title, any case) and
+   \`max_items\`; when the answer has \`next_page\`, call again with its \`cursor\` and \`offset\`. A
+   \`partial\` list says what an answer does not cover; \`counts: true\` counts a big board by type.
+   ReadBoard is listed by the \`everyday\` profile and the \`tasks\` toolset, and found with
+   \`FindTools\` in meta mode.
 3. Without ReadBoard (profile \`all\`): \`CanvasApi.RetrieveBoardInfo\`, then
    \`CanvasApi.RetrieveBoardItems { board_identifier, items_limit: "50" }\` page by page (pass the
    answer's cursor as \`pagination_cursor\`), then \`CanvasApi.GetBoardConnectors\` and

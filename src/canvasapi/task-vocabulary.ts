@@ -20,3 +20,59 @@ export const ITEM_TYPES = ['sticky_note', 'shape', 'text', 'card', 'app_card', '
 /** Nodes and edges one diagram may have: enough for a real flow, bounded for the platform's rate limit. */
 export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeIdChars: 100 } as const;
 export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
+
+/**
+ * What one ReadBoard call reads at most, in pages of 50 (the platform's largest) or requests:
+ * sized from what it answers (`max_items`, the items it skips to reach `offset`, a filter to
+ * scan for), so its budget (core/call-budget.ts) follows from its arguments.
+ */
+export const BOARD_READS = {
+  pageSize: 50,
+  /** Item pages: those the answer needs, one to look ahead, and this many more to scan for a filter's matches. */
+  filterScanPages: 20,
+  maxItemPages: 40,
+  /** Frames listed (`type=frame`): 100. */
+  framePages: 2,
+  /** Connectors checked for the listed items: 2 pages, one more per 50 items, at most 20 (1,000 connectors). */
+  connectorPages: (maxItems: number) => Math.min(20, 2 + Math.ceil(maxItems / 50)),
+  /** Tag list pages searched for `query` (200 tags), and requests for the items of the tags that match. */
+  queryTagListPages: 4,
+  queryTagRequests: 8,
+  /** Requests for the tags of the listed items (per item, or per tag when the board has few). */
+  tagRequests: 32,
+  /** `counts: true`: one request per item type, for its total. */
+  countRequests: 10,
+} as const;
+
+interface ReadBoardReadArgs {
+  frame_id?: string | undefined;
+  item_types?: readonly string[] | undefined;
+  query?: string | undefined;
+  max_items?: number | undefined;
+  offset?: number | undefined;
+  cursor?: string | undefined;
+  counts?: boolean | undefined;
+}
+
+/** Item pages one call may read: enough for its items (and the ones skipped to reach `offset`), plus a scan for filters. */
+export function itemPagesFor(args: ReadBoardReadArgs): number {
+  const answered = args.max_items ?? READ_LIMITS.defaultMaxItems;
+  // With a cursor the offset is where it continues: nothing to skip (when it is further, the skip counts against the cap).
+  const skipped = args.cursor ? 0 : (args.offset ?? 0);
+  const filtered = args.query !== undefined || args.item_types !== undefined;
+  return Math.min(BOARD_READS.maxItemPages, Math.ceil((skipped + answered) / BOARD_READS.pageSize) + 1 + (filtered ? BOARD_READS.filterScanPages : 0));
+}
+
+/** ReadBoard's budget: the sum of what each of its reads may take. */
+export function readBoardBudget(args: ReadBoardReadArgs): { requests: number } {
+  const reads = BOARD_READS;
+  const requests =
+    1 + // the board
+    (args.frame_id ? 1 : reads.framePages) +
+    itemPagesFor(args) +
+    reads.connectorPages(args.max_items ?? READ_LIMITS.defaultMaxItems) +
+    (args.query ? reads.queryTagListPages + reads.queryTagRequests : 1) +
+    reads.tagRequests +
+    (args.counts ? reads.countRequests : 0);
+  return { requests };
+}

@@ -15,6 +15,7 @@ export type ToolErrorKind =
   | 'network_error' // no HTTP answer (DNS, refused, reset) after retries
   | 'timeout' // no answer within the per-request timeout
   | 'cancelled' // the MCP request was cancelled by the client
+  | 'budget_exceeded' // the call used up its budget of platform requests or time (core/call-budget.ts); the request was not sent
   | 'unavailable' // a service this server relies on (its sign-in store) did not answer; nothing was sent
   | 'internal'; // a bug in this server
 

@@ -1,9 +1,11 @@
 import { ToolError } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import type { Logger } from '../core/logger.js';
+import { budgetOf } from '../core/call-budget.js';
 import { UpstreamClient, type QueryValue, type UpstreamClientOptions } from '../core/platform/upstream.js';
 import { formatAuthorization } from '../core/signin/credential-source.js';
 import { staticCredentials, type Credentials } from '../core/signin/credentials.js';
+import { walkNote, walkPages } from '../core/tools/pager.js';
 import type { ToolContext } from '../core/tools/tool.js';
 import { INCIDENTOPS_ENV, incidentOpsExplicitToken, type IncidentOpsSettings } from './settings.js';
 
@@ -23,6 +25,8 @@ export function reportPages(progress: ToolContext<unknown>['progress'], what: st
 
 export interface ListPage {
   items: Json[];
+  /** Bytes of the answer: what keeping its records costs, roughly. */
+  bytes: number;
   limit: number;
   offset: number;
   more: boolean;
@@ -142,6 +146,7 @@ export class IncidentOpsApi {
     const items = list as Json[];
     return {
       items,
+      bytes: response.bytes ?? 0,
       limit: typeof data.limit === 'number' ? data.limit : Number(query.limit ?? items.length),
       offset: typeof data.offset === 'number' ? data.offset : Number(query.offset ?? 0),
       more: data.more === true,
@@ -150,11 +155,12 @@ export class IncidentOpsApi {
   }
 
   /**
-   * Every item of a list, 100 per request. With `concurrency` > 1 the first page asks for the
-   * total and the remaining pages are fetched in parallel, a few at a time. Stops at the
-   * platform's offset cap (10,000); `truncated` says so. Stops as well at the first page that
-   * comes back empty, whatever `more` and `total` claim: an empty page has nothing after it worth
-   * asking for, and a platform that keeps saying `more` must not make a walk run to the cap.
+   * Every item of a list, 100 per request, one page after another through the core's pager
+   * (core/tools/pager.ts): within the call's budget, and stopped by paging that goes wrong (an
+   * offset or a page again, more records than the total). Stops at the platform's offset cap
+   * (10,000) or `maxItems`, and at the first page that comes back empty, whatever `more` says (an
+   * empty page has nothing after it worth asking for). `truncated` says the list goes on, and
+   * `why` says why it was not read to the end. The records kept count against the call's budget.
    * `onProgress` hears of every page.
    */
   async listAll(
@@ -162,57 +168,40 @@ export class IncidentOpsApi {
     key: string,
     query: Query,
     signal: AbortSignal,
-    options: { concurrency?: number; maxItems?: number; pathParams?: Record<string, string>; resourceLabel?: string; onProgress?: PageProgress } = {},
-  ): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
-    const maxItems = Math.min(options.maxItems ?? 10_000, 10_000);
-    const concurrency = Math.max(1, options.concurrency ?? 1);
-    const onProgress = options.onProgress ?? (() => undefined);
-    const pageAt = (offset: number, extra: Query = {}) =>
-      this.listPage(path, key, { ...query, ...extra, limit: API_PAGE_SIZE, offset }, signal, options.pathParams, options.resourceLabel);
-    const first = await pageAt(0, { total: concurrency > 1 ? true : undefined });
-    const items = [...first.items];
-    if (!first.more || first.items.length === 0) {
-      onProgress(1, 1);
-      return { items, truncated: false, ...(first.total !== undefined ? { total: first.total } : {}) };
-    }
-
-    if (concurrency > 1 && first.total !== undefined) {
-      const offsets: number[] = [];
-      for (let offset = API_PAGE_SIZE; offset < Math.min(first.total, maxItems); offset += API_PAGE_SIZE) offsets.push(offset);
-      const pagesTotal = offsets.length + 1;
-      let fetched = 1;
-      // The offset of the first empty page: pages at or after it are not asked for (or not kept).
-      let emptyAt = Number.POSITIVE_INFINITY;
-      onProgress(fetched, pagesTotal);
-      const pages = await mapConcurrent(offsets, concurrency, async (offset) => {
-        if (offset >= emptyAt) return undefined;
-        const page = await pageAt(offset);
-        if (page.items.length === 0) emptyAt = Math.min(emptyAt, offset);
-        onProgress(++fetched, pagesTotal);
-        return page;
-      });
-      offsets.forEach((offset, index) => {
-        const page = pages[index];
-        if (page && offset < emptyAt) items.push(...page.items);
-      });
-      const truncated = emptyAt === Number.POSITIVE_INFINITY && first.total > maxItems;
-      return { items: items.slice(0, maxItems), truncated, total: first.total };
-    }
-
-    let fetched = 1;
-    onProgress(fetched);
-    let offset = API_PAGE_SIZE;
-    let more: boolean = first.more;
-    while (more && offset + API_PAGE_SIZE <= maxItems) {
-      const next = await pageAt(offset);
-      items.push(...next.items);
-      onProgress(++fetched);
-      more = next.more && next.items.length > 0;
-      offset += API_PAGE_SIZE;
-    }
-    return { items, truncated: more };
+    options: { maxItems?: number; pathParams?: Record<string, string>; resourceLabel?: string; onProgress?: PageProgress } = {},
+  ): Promise<{ items: Json[]; truncated: boolean; total?: number; why?: string }> {
+    const maxItems = Math.min(options.maxItems ?? OFFSET_CAP, OFFSET_CAP);
+    const items: Json[] = [];
+    const budget = budgetOf(signal);
+    // Records without an ID (on-call shifts) are known by their content: a page of them again is the same page.
+    const recordKey = key in RECORD_ID ? (RECORD_ID[key] ?? ((item: Json) => JSON.stringify(item))) : (item: Json) => item.id;
+    const walk = await walkPages<Json>({
+      signal,
+      maxPages: Math.ceil(maxItems / API_PAGE_SIZE),
+      pageSize: API_PAGE_SIZE,
+      fetchPage: async (at, pageSignal) => {
+        const offset = at?.offset ?? 0;
+        const page = await this.listPage(path, key, { ...query, limit: API_PAGE_SIZE, offset }, pageSignal, options.pathParams, options.resourceLabel);
+        budget?.keep(page.bytes);
+        return { records: page.items, ...(page.more ? { next: { offset: offset + page.items.length } } : {}), ...(page.total !== undefined ? { total: page.total } : {}) };
+      },
+      onPage: (page) => {
+        items.push(...page.records);
+      },
+      idOf: (item: Json) => {
+        const id = recordKey(item);
+        return hasId(id) ? String(id) : undefined;
+      },
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    // The page cap is the caller's own bound (maxItems, the offset cap): the caller says it its way.
+    const why = walk.stop === 'pages' ? undefined : walkNote(walk, key.replace(/_/g, ' '), signal);
+    return { items: items.slice(0, maxItems), truncated: !walk.complete, ...(walk.total !== undefined ? { total: walk.total } : {}), ...(why ? { why } : {}) };
   }
 }
+
+/** The platform's offset cap: offset + limit stays at or below it. */
+const OFFSET_CAP = 10_000;
 
 /**
  * Where the id of a list's records is: `id` unless listed here; `undefined` for lists whose
@@ -255,20 +244,6 @@ function describeJson(value: unknown): string {
 export function explicitCredentials(settings: IncidentOpsSettings): Credentials {
   const explicit = incidentOpsExplicitToken(settings);
   return staticCredentials(explicit ? formatAuthorization(explicit.scheme, explicit.token) : undefined);
-}
-
-/** Runs `fn` over `inputs` with at most `limit` in flight; results keep input order. */
-export async function mapConcurrent<T, R>(inputs: readonly T[], limit: number, fn: (input: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(inputs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const index = next++;
-      results[index] = await fn(inputs[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
-  return results;
 }
 
 

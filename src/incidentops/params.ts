@@ -133,6 +133,13 @@ export function checkTimeWindow(args: { since?: string | undefined; until?: stri
 /** How far past `at` to look for the next person: longer than a weekly rotation with a gap. */
 export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
 
+/**
+ * Pages of 100 the task tools read at most, which size their budgets (core/call-budget.ts):
+ * GetIncidentContext's key events and on-call shifts, WhoIsOnCall's team policies (101: one more
+ * than it shows, to know there are more) and shifts over the lookahead.
+ */
+export const TASK_PAGES = { logEntries: 10, incidentOnCalls: 10, teamPolicies: 2, shifts: 50 } as const;
+
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { attachBudget, CallBudget, WorkScope } from '../core/call-budget.js';
 import { ToolError } from '../core/errors.js';
 import { requestIdOf, tagRequest, type Logger } from '../core/logger.js';
 import { currentIdentity } from '../core/platform/request-identity.js';
@@ -40,11 +41,16 @@ export const DIRECTORY_CONCURRENCY = 16;
 export const DIRECTORY_INITIAL_CONCURRENCY = 8;
 /** The platform's offset cap: no page starts at or beyond it. */
 const OFFSET_CAP = 10_000;
+/**
+ * The directory walk's own budget (core/call-budget.ts): every page up to the offset cap and the
+ * early pages, within the time another replica waits for the walk's lock.
+ */
+export const DIRECTORY_BUDGET = { requests: OFFSET_CAP / API_PAGE_SIZE + DIRECTORY_INITIAL_CONCURRENCY, wallMs: 30_000 } as const;
 
 export interface Directory {
   /** Each user with only what SearchUsers matches on and shows (see slimUser). */
   users: Json[];
-  /** The platform's offset cap (10,000) cut the directory short. */
+  /** The directory may lack users: the platform's offset cap (10,000), the walk's budget, or paging that repeated itself cut it short. */
   truncated: boolean;
   total?: number;
   fetchedAt: number;
@@ -109,6 +115,8 @@ export class UserDirectory {
       // Its platform requests log under the request that started the walk.
       const startedBy = requestIdOf(signal);
       if (startedBy !== undefined) tagRequest(controller.signal, startedBy);
+      // A walk serves every caller for DIRECTORY_TTL_MS: it has a budget of its own, sized for the whole directory.
+      attachBudget(controller.signal, new CallBudget(DIRECTORY_BUDGET));
       const listeners = new Set<PageProgress>();
       const tell: PageProgress = (fetched, total) => {
         for (const listener of listeners) listener(fetched, total);
@@ -364,10 +372,11 @@ export async function decodeDirectory(text: string): Promise<Directory> {
 
 /**
  * Every user, 100 per request: the first page asks for the total, the others follow in parallel,
- * 4 at first and one more per full page received, up to DIRECTORY_CONCURRENCY (slow start: a
+ * 8 at first and one more per full page received, up to DIRECTORY_CONCURRENCY (slow start: a
  * platform whose total is wrong costs a handful of requests, not 16). The first page that comes
- * back empty ends the walk: pages after it are not asked for, nor kept. Stops at the offset cap
- * (`truncated` then says so).
+ * back empty, or holds only users already seen (the platform ignoring the offset), ends the walk:
+ * pages after it are not asked for, nor kept. Stops at the offset cap and at the walk's budget
+ * (DIRECTORY_BUDGET); `truncated` then says the directory may lack users.
  */
 /** `prepare` turns each page's users into what is kept, as the page arrives. */
 async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress, prepare: (users: Json[]) => Json[]): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
@@ -377,11 +386,8 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
   // The next pages are asked for with the first, before its total says whether they exist: a
   // directory worth walking in parallel saves a whole round trip, and a small one costs a few
   // requests that come back empty (once per DIRECTORY_TTL_MS). Those not needed are cancelled.
-  const early = new AbortController();
-  const walkRequest = requestIdOf(signal);
-  if (walkRequest !== undefined) tagRequest(early.signal, walkRequest);
-  const forwardAbort = (): void => early.abort(signal.reason);
-  signal.addEventListener('abort', forwardAbort, { once: true });
+  const early = new WorkScope(signal);
+  const budget = early.budget;
   const earlyPages = new Map<number, Promise<Page>>();
   for (let i = 1; i < DIRECTORY_INITIAL_CONCURRENCY; i++) {
     const pending = page(i * API_PAGE_SIZE, {}, early.signal);
@@ -408,6 +414,9 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
     let fetched = 1;
     onProgress(fetched, pagesTotal);
     let emptyAt = Number.POSITIVE_INFINITY;
+    // Users seen so far: a page of users all seen before is the platform ignoring the offset (core/tools/pager.ts's rule).
+    const seen = new Set(first.items.map((user) => String(user.id)));
+    let cutShort = false;
     let limit = DIRECTORY_INITIAL_CONCURRENCY;
     let next = 0;
     let running = 0;
@@ -415,12 +424,19 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
       let failed = false;
       const launch = (): void => {
         while (!failed && running < limit && next < offsets.length && offsets[next]! < emptyAt) {
+          if (!earlyPages.has(offsets[next]!) && budget?.shortfall()) {
+            cutShort = true;
+            break;
+          }
           const offset = offsets[next++]!;
           running++;
           (earlyPages.get(offset) ?? page(offset)).then(
             (result) => {
               running--;
-              if (result.items.length === 0) emptyAt = Math.min(emptyAt, offset);
+              const again = result.items.length > 0 && result.items.every((user) => seen.has(String(user.id)));
+              for (const user of result.items) seen.add(String(user.id));
+              if (again) cutShort = true;
+              if (result.items.length === 0 || again) emptyAt = Math.min(emptyAt, offset);
               else {
                 pages.set(offset, prepare(result.items));
                 if (result.items.length === API_PAGE_SIZE) limit = Math.min(DIRECTORY_CONCURRENCY, limit + 1);
@@ -444,10 +460,10 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
       if (offset >= emptyAt) break;
       items.push(...(pages.get(offset) ?? []));
     }
-    const truncated = emptyAt === Number.POSITIVE_INFINITY && total > OFFSET_CAP;
+    const truncated = cutShort || (emptyAt === Number.POSITIVE_INFINITY && total > OFFSET_CAP);
     return { items: items.slice(0, OFFSET_CAP), truncated, total };
   } finally {
-    signal.removeEventListener('abort', forwardAbort);
     early.abort();
+    early.dispose();
   }
 }

@@ -9,7 +9,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS } from '../task-vocabulary.js';
+import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -28,10 +28,13 @@ const readBoardInput = () =>
   z.strictObject({
     board_id: boardId(),
     frame_id: itemId().optional(),
-    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).min(1).max(ITEM_TYPES.length)).optional().describe('e.g. ["sticky_note"]'),
+    item_types: genericCap(z.array(oneOf(ITEM_TYPES, 'an item type')).max(ITEM_TYPES.length).refine((types) => types.length > 0, { message: 'must name at least one item type' })).optional().describe('e.g. sticky_note'),
     query: cappedString('identifier', z.string().trim().min(1)).optional().describe('Text to find.'),
     max_items: z.number().int().refine((n) => n >= 1 && n <= READ_LIMITS.maxItems, { message: `must be from 1 to ${READ_LIMITS.maxItems}` }).optional().describe(`Default ${READ_LIMITS.defaultMaxItems}.`),
     offset: z.number().int().refine((n) => n >= 0 && n <= 1_000_000, { message: 'must be from 0 to 1000000 (next_page gives it)' }).optional(),
+    cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
+    // Explained where it matters: a partial answer's note says what it does.
+    counts: z.boolean().optional(),
   });
 
 const createDiagramInput = () =>
@@ -81,9 +84,10 @@ function taskTool<I extends z.ZodObject>(buildInput: () => I, definition: Omit<T
 const readBoard = taskTool(readBoardInput, {
   name: 'CanvasApi.ReadBoard',
   title: 'Read a board',
-  description: 'A whole board as text in one call: frames, items (text, position, frame, tags), connectors. offset is from next_page.',
+  description: 'A board as text: frames, items (text, position, frame, tags), connectors; next_page continues.',
   hints: hintsFor('read'),
-  truncationHint: 'Call again with offset set to the number of items already read, or narrow with query, frame_id or item_types.',
+  truncationHint: 'Call again with next_page (cursor and offset), or narrow with query, frame_id or item_types.',
+  budget: readBoardBudget,
   handler: async (args, context) => (await import('./read-board.js')).readBoard(args, context),
 });
 

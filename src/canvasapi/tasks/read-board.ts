@@ -1,249 +1,311 @@
 /**
- * CanvasApi.ReadBoard: a board as an agent reads it. Walks every page of items, connectors and
- * tags (concurrently), and answers plain-text lines: what each item says, where it is, which
- * frame and tags it has. Text and type filters apply after the walk, so counts describe the
- * whole board (with frame_id, the frame).
+ * CanvasApi.ReadBoard: a board as an agent reads it, at a cost that follows from what it answers.
+ * Items are read page by page until the answer has `max_items` of them (after `offset`, or from
+ * `cursor`) and the rest of that page has been looked through, or until the call's budget or
+ * page share runs out (core/tools/pager.ts); then next_page says where to go on. Alongside: the
+ * board, its frames, the connectors of the listed items, and the tags of the listed items
+ * (board-tags.ts). Only what lines need is kept: the listed items, and the first words of the
+ * others (connector ends). Counts cover the whole board only when that costs nothing more (a
+ * board read to its end, the platform's totals) or when asked (`counts`); else they say what they cover.
  */
+import { WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import { requestIdOf, tagRequest } from '../../core/logger.js';
+import { walkNote, walkPages, type PagePosition, type WalkResult } from '../../core/tools/pager.js';
 import { RESULT_BUDGET_BYTES } from '../../core/tools/result-budget.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import type { ReadBoardArgs } from './index.js';
-import { READ_LIMITS } from '../task-vocabulary.js';
+import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
+import { connectorLine, cut, END_TEXT_CHARS, itemLine, lineBytes, placement, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
+import { encodePosition, startOf, type ItemPosition } from './board-position.js';
+import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
 
-/** The platform's largest page. */
-const PAGE_SIZE = 50;
-/** Pages one walk may read (25,000 records): past that the answer says the board was not read to the end. */
-const MAX_PAGES = 500;
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
 const LINES_BUDGET_BYTES = RESULT_BUDGET_BYTES - 12_000;
-/** Characters of an item's text shown in a connector line. */
-const END_TEXT_CHARS = 40;
+/** Frames listed at most (about 6 KB of that room): those of the frames walk and of the items read. */
+const FRAMES_SHOWN = 100;
 
-interface Walked {
-  records: Json[];
-  complete: boolean;
-}
-
-interface BoardItem {
-  id: string;
-  type: string;
-  text: string;
-  x?: number;
-  y?: number;
-  width?: number;
-  height?: number;
-  parent?: string;
+/** What the item walk found. */
+interface ItemWalk {
+  /** Listed items, each with where it was found (a continuation, should it be left out). */
+  listed: { item: BoardItem; at: ItemPosition }[];
+  /** Where the next matching item is, or where to look on. */
+  next?: ItemPosition;
+  /** Matching items up to where the walk stopped, those before `from` included. */
+  matched: number;
+  /** Records read per type. */
+  counts: Record<string, number>;
+  /** The start of each item's text read (connector ends), and each frame's title. */
+  endText: Map<string, string>;
+  frames: Map<string, BoardItem>;
+  walk: WalkResult;
+  /** The walk reached the end of the list: `matched` is every matching item. */
+  readToEnd: boolean;
+  /** And it started at the list's first record: the counts are the whole list's. */
+  wholeList: boolean;
 }
 
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
-  // One failed read stops the others: nothing of a failed call stays in flight. The signal
-  // carries the call's request ID (logs), as the MCP request's own does.
-  const stop = new AbortController();
-  const onCancel = () => stop.abort(context.signal.reason);
-  if (context.signal.aborted) onCancel();
-  else context.signal.addEventListener('abort', onCancel, { once: true });
-  const requestId = requestIdOf(context.signal);
-  if (requestId) tagRequest(stop.signal, requestId);
+  // Checked before anything is sent.
+  const start = startOf(args);
+  // One failed read stops the others: nothing of a failed call stays in flight.
+  const scope = new WorkScope(context.signal);
   try {
-    return await readWholeBoard(args, context, stop);
+    return await read(args, start, context, scope.signal);
+  } catch (error) {
+    scope.abort();
+    throw error;
   } finally {
-    context.signal.removeEventListener('abort', onCancel);
+    scope.dispose();
   }
 }
 
-async function readWholeBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>, stop: AbortController): Promise<Json> {
+async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, context: ToolContext<CanvasApiDeps>, signal: AbortSignal): Promise<Json> {
   const { client } = context.deps;
-  const signal = stop.signal;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
-  const get = async (path: string, query: Record<string, QueryValue> = {}, pathParams: Record<string, string> = {}, resourceLabel = label) =>
-    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal, resourceLabel })).data;
-
-  let itemsRead = 0;
-  let lastTotal: number | undefined;
-  const itemQuery: Record<string, QueryValue> = { limit: PAGE_SIZE };
-  // Types are filtered here, not by the platform, so that counts describe the whole board (or frame).
-  if (args.frame_id) itemQuery.parent_item_id = args.frame_id;
+  const get: BoardGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) =>
+    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel })).data;
+  // One count over every walk's pages, so that progress only increases.
+  let pagesRead = 0;
+  const report = (message: string) => context.progress(++pagesRead, undefined, message);
 
   // The frame first, so that a wrong frame_id is reported as such.
-  const frameOfFilter = args.frame_id ? await get('/v2/boards/{board_id}/frames/{item_id}', {}, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`) : undefined;
-  const reads = Promise.all([
-    get('/v2/boards/{board_id}'),
-    walkCursor((cursor) => get('/v2/boards/{board_id}/items', { ...itemQuery, ...(cursor ? { cursor } : {}) }), (page) => {
-      itemsRead += page.records;
-      lastTotal = page.total ?? lastTotal;
-      context.progress(itemsRead, lastTotal, `read ${itemsRead}${lastTotal ? ` of ${lastTotal}` : ''} items`);
-    }),
-    walkCursor((cursor) => get('/v2/boards/{board_id}/connectors', { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) })),
-    tagTitlesByItem(get),
+  const frameOfFilter = args.frame_id ? await get('/v2/boards/{board_id}/frames/{item_id}', {}, signal, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`) : undefined;
+  const tagList: TagList = { titles: new Map(), complete: false };
+  const [board, frames, connectors, items] = await Promise.all([
+    get('/v2/boards/{board_id}', {}, signal),
+    args.frame_id ? undefined : readFrames(get, signal),
+    readConnectors(get, signal, args.max_items ?? READ_LIMITS.defaultMaxItems, report),
+    (async () => {
+      // A query matches tag titles too: the items of matching tags are known before the items are read.
+      const tagged = args.query ? await itemsTaggedLike(get, signal, args.query, tagList) : undefined;
+      // The first page of tags says whether the board has any (and how many), for the tag lines.
+      const [walked] = await Promise.all([walkItems(get, signal, args, start, tagged?.ids, report), args.query ? undefined : readTagList(get, signal, 1, tagList)]);
+      return { ...walked, tagNote: tagged?.note };
+    })(),
   ]);
-  const [board, items, connectors, tagsOf] = await reads.catch((error: unknown) => {
-    stop.abort();
-    throw error;
-  });
 
-  const all = items.records.map(toItem);
-  const frames = [...(frameOfFilter && isRecord(frameOfFilter) ? [toItem(frameOfFilter)] : []), ...all.filter((item) => item.type === 'frame')];
-  const frameTitle = new Map(frames.map((frame) => [frame.id, frame.text]));
-  const counts: Record<string, number> = {};
-  for (const item of all) counts[item.type] = (counts[item.type] ?? 0) + 1;
-  counts.connector = connectors.records.length;
+  const taggable = items.listed.filter(({ item }) => TAGGABLE.has(item.type)).map(({ item }) => item.id);
+  const tags = await tagsOfItems(get, signal, taggable, tagList);
+  if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), toItem(frameOfFilter));
+  for (const frame of frames?.frames ?? []) items.frames.set(frame.id, frame);
+  const frameTitle = new Map([...items.frames.values()].map((frame) => [frame.id, frame.text]));
+  for (const [id, title] of frameTitle) if (!items.endText.has(id)) items.endText.set(id, cut(title, END_TEXT_CHARS));
 
-  const wanted = (item: BoardItem) =>
-    item.type !== 'frame' &&
-    (!args.item_types || args.item_types.includes(item.type as never)) &&
-    (!args.query || `${item.text} ${(tagsOf.get(item.id) ?? []).join(' ')}`.toLowerCase().includes(args.query.toLowerCase()));
-  const matching = all.filter(wanted);
+  const lines = fitLines(items, connectors.records, (item) => itemLine(item, tags.byItem.get(item.id), frameTitle), args, start.from);
+  const boardInfo = isRecord(board) ? board : {};
+  const description = plainText(boardInfo.description);
+  const counts = await countsOf(args, start, items, connectors, get, signal);
+  const next = lines.next ? { ...(encodeNext(lines.next, args) ?? {}), offset: Math.max(lines.next.matched, start.offset) } : undefined;
+  const partial = [
+    walkNote(items.walk, 'items', signal) && `items: ${walkNote(items.walk, 'items', signal)}${next ? '; next_page continues' : ''}`,
+    !items.readToEnd && `matching_items_at_least counts the matches up to where reading stopped, not the whole ${args.frame_id ? 'frame' : 'board'}`,
+    connectors.note,
+    frames?.note,
+    items.frames.size > FRAMES_SHOWN && `frames: the first ${FRAMES_SHOWN} of the ${items.frames.size} frames read are listed`,
+    items.tagNote && `tags: ${items.tagNote}`,
+    tags.note && `tags: ${tags.note}`,
+    ...counts.notes,
+  ].filter((note): note is string => typeof note === 'string' && note.length > 0);
+  return {
+    board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
+    ...counts.fields,
+    frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map((frame) => `${frame.id} "${cut(frame.text, 200)}" ${placement(frame)}`),
+    item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',
+    items: lines.items,
+    ...(items.readToEnd ? { matching_items: items.matched } : { matching_items_at_least: items.matched }),
+    connectors: lines.connectors,
+    ...(next ? { next_page: next } : {}),
+    ...(partial.length ? { partial } : {}),
+  };
+}
 
-  // Lines until max_items or the byte budget, whichever comes first; connectors of the listed
-  // items keep a share of the budget (up to a quarter), so a long board still shows its arrows.
-  const textOf = new Map(all.map((item) => [item.id, item.text]));
-  const candidates = connectors.records.map((connector) => {
-    const from = endId(connector.startItem);
-    const to = endId(connector.endItem);
-    return { from, to, line: connectorLine(connector, from, to, textOf) };
-  });
-  const connectorShare = Math.min(LINES_BUDGET_BYTES / 4, candidates.reduce((sum, c) => sum + lineBytes(c.line), 0));
-  const offset = args.offset ?? 0;
+function encodeNext(position: ItemPosition, args: ReadBoardArgs): { cursor: string } | undefined {
+  const cursor = encodePosition(position, args);
+  return cursor ? { cursor } : undefined;
+}
+
+/** A cursor-paged list of the board: `data`, `cursor`, `total`. */
+function cursorPage(get: BoardGet, path: string, query: Record<string, QueryValue>) {
+  return async (at: PagePosition | undefined, signal: AbortSignal) => {
+    const answer = await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
+    const cursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
+    return { records: answer.data.filter(isRecord), ...(cursor ? { next: { cursor } } : {}), ...(typeof answer.total === 'number' ? { total: answer.total } : {}) };
+  };
+}
+
+const recordId = (record: Json) => (record.id === undefined ? undefined : String(record.id));
+
+/**
+ * Items page after page from `start`, each record looked at once: counted, the start of its
+ * text kept, and listed when it matches, is at or past `offset` and fits (`max_items`, the
+ * lines' bytes). Once the list is full, the rest of the page is looked through for the next
+ * match, and the walk ends.
+ */
+async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs, start: ReturnType<typeof startOf>, taggedMatch: ReadonlySet<string> | undefined, report: (message: string) => void): Promise<ItemWalk> {
   const maxItems = args.max_items ?? READ_LIMITS.defaultMaxItems;
-  const itemLines: string[] = [];
+  const query = args.query?.toLowerCase();
+  const types = args.item_types as readonly string[] | undefined;
+  const wanted = (item: BoardItem) => item.type !== 'frame' && (!types || types.includes(item.type)) && (!query || item.text.toLowerCase().includes(query) || taggedMatch?.has(item.id) === true);
+  const itemQuery: Record<string, QueryValue> = { limit: BOARD_READS.pageSize };
+  if (args.frame_id) itemQuery.parent_item_id = args.frame_id;
+  // One type is filtered by the platform: nothing else is read.
+  if (types?.length === 1) itemQuery.type = types[0] as string;
+
+  const found: Omit<ItemWalk, 'walk' | 'readToEnd' | 'wholeList'> = { listed: [], matched: start.from.matched, counts: {}, endText: new Map(), frames: new Map() };
   let bytes = 0;
-  let next = offset;
-  for (; next < matching.length && itemLines.length < maxItems; next++) {
-    const item = matching[next] as BoardItem;
-    const line = itemLine(item, tagsOf.get(item.id), frameTitle);
-    if (bytes + lineBytes(line) > LINES_BUDGET_BYTES - connectorShare) break;
+  let full = false;
+  let skip = start.from.skip;
+  let read = 0;
+  const walk = await walkPages<Json>({
+    signal,
+    ...(start.from.cursor ? { start: { cursor: start.from.cursor } } : {}),
+    maxPages: itemPagesFor(args),
+    pageSize: BOARD_READS.pageSize,
+    fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', itemQuery),
+    idOf: recordId,
+    onPage: (page, at) => {
+      const records = page.records;
+      for (let index = skip; index < records.length; index++) {
+        const item = toItem(records[index] as Json);
+        found.counts[item.type] = (found.counts[item.type] ?? 0) + 1;
+        found.endText.set(item.id, cut(item.text, END_TEXT_CHARS));
+        if (item.type === 'frame') found.frames.set(item.id, item);
+        if (!wanted(item)) continue;
+        const here: ItemPosition = { ...(at?.cursor ? { cursor: at.cursor } : {}), skip: index, matched: found.matched };
+        found.matched += 1;
+        if (here.matched < start.offset) continue;
+        const size = lineBytes(itemLine(item, undefined, new Map()));
+        if (full || found.listed.length >= maxItems || bytes + size > LINES_BUDGET_BYTES) {
+          // The next matching item: where the next call starts.
+          found.next ??= here;
+          full = true;
+          continue;
+        }
+        found.listed.push({ item, at: here });
+        bytes += size;
+      }
+      skip = 0;
+      read += records.length;
+      report(`read ${read}${page.total !== undefined ? ` of ${page.total}` : ''} items`);
+      if (found.listed.length >= maxItems) full = true;
+      return full;
+    },
+  });
+  const readToEnd = walk.complete || (walk.stop === 'enough' && walk.next === undefined);
+  const wholeList = readToEnd && !start.from.cursor && start.from.skip === 0;
+  // Otherwise the next call goes on from the first page not read (after broken paging there is nowhere to go on).
+  if (!found.next && walk.pages === 0 && walk.next) found.next = start.from;
+  else if (!found.next && walk.next) found.next = { ...(walk.next.cursor ? { cursor: walk.next.cursor } : {}), skip: 0, matched: found.matched };
+  return { ...found, walk, readToEnd, wholeList };
+}
+
+/** The board's frames (`type=frame`), BOARD_READS.framePages pages at most. */
+async function readFrames(get: BoardGet, signal: AbortSignal): Promise<{ frames: BoardItem[]; note?: string }> {
+  const frames: BoardItem[] = [];
+  const walk = await walkPages<Json>({
+    signal,
+    maxPages: BOARD_READS.framePages,
+    fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', { limit: BOARD_READS.pageSize, type: 'frame' }),
+    idOf: recordId,
+    onPage: (page) => {
+      for (const record of page.records) frames.push(toItem(record));
+    },
+  });
+  const note = walkNote(walk, 'frames', signal);
+  return { frames, ...(note ? { note: `frames: ${note}` } : {}) };
+}
+
+/** The board's connectors, as many pages as the answer's size calls for; the total comes with the first. */
+async function readConnectors(get: BoardGet, signal: AbortSignal, maxItems: number, report: (message: string) => void): Promise<{ records: BoardConnector[]; walk: WalkResult; note?: string }> {
+  const records: BoardConnector[] = [];
+  const walk = await walkPages<Json>({
+    signal,
+    maxPages: BOARD_READS.connectorPages(maxItems),
+    fetchPage: cursorPage(get, '/v2/boards/{board_id}/connectors', { limit: BOARD_READS.pageSize }),
+    idOf: recordId,
+    onPage: (page) => {
+      for (const record of page.records) records.push(toConnector(record));
+      report(`read ${records.length}${page.total !== undefined ? ` of ${page.total}` : ''} connectors`);
+    },
+  });
+  const note = walkNote(walk, 'connectors', signal);
+  return { records, walk, ...(note ? { note: `connectors: only those touching the listed items among the ${note}` } : {}) };
+}
+
+/**
+ * The lines: items until the byte budget, connectors of the listed items keeping up to a quarter
+ * of it (all connectors when the whole board is listed). Items that do not fit are left for
+ * next_page, which then starts at the first of them.
+ */
+function fitLines(items: ItemWalk, connectors: readonly BoardConnector[], lineOf: (item: BoardItem) => string, args: ReadBoardArgs, from: ItemPosition) {
+  const listedIds = new Set(items.listed.map(({ item }) => item.id));
+  // The whole board listed: every connector, also those between frames or unlisted ends.
+  const mayBeEverything = !(args.query || args.item_types || args.frame_id) && items.wholeList && from.matched === 0 && (args.offset ?? 0) === 0 && !items.next;
+  const touching = (c: BoardConnector, ids: ReadonlySet<string>) => ids.has(c.from) || ids.has(c.to);
+  const candidates = connectors.filter((c) => mayBeEverything || touching(c, listedIds)).map((c) => ({ c, line: connectorLine(c, items.endText) }));
+  const connectorShare = Math.min(LINES_BUDGET_BYTES / 4, candidates.reduce((sum, { line }) => sum + lineBytes(line), 0));
+  const itemLines: string[] = [];
+  const shown = new Set<string>();
+  let bytes = 0;
+  let next = items.next;
+  for (const { item, at } of items.listed) {
+    const line = lineOf(item);
+    if (bytes + lineBytes(line) > LINES_BUDGET_BYTES - connectorShare) {
+      next = at;
+      break;
+    }
     itemLines.push(line);
+    shown.add(item.id);
     bytes += lineBytes(line);
   }
-  const shown = new Set(matching.slice(offset, next).map((item) => item.id));
-  const everything = !(args.query || args.item_types || args.frame_id) && offset === 0 && next === matching.length;
+  const everything = mayBeEverything && next === undefined;
   const connectorLines: string[] = [];
-  for (const { from, to, line } of candidates) {
-    if (!everything && !shown.has(from) && !shown.has(to)) continue;
+  for (const { c, line } of candidates) {
+    if (!everything && !touching(c, shown)) continue;
     if (bytes + lineBytes(line) > LINES_BUDGET_BYTES) break;
     connectorLines.push(line);
     bytes += lineBytes(line);
   }
-
-  const boardInfo = isRecord(board) ? board : {};
-  const description = plainText(boardInfo.description);
-  const result: Json = {
-    board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
-    counts,
-    frames: frames.map((frame) => `${frame.id} "${frame.text}" ${placement(frame)}`),
-    item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',
-    items: itemLines,
-    matching_items: matching.length,
-    connectors: connectorLines,
-  };
-  if (next < matching.length) result.next_page = { offset: next };
-  if (!items.complete || !connectors.complete) {
-    result.incomplete = `The board has more than ${MAX_PAGES * PAGE_SIZE} items or connectors; only the first ${MAX_PAGES * PAGE_SIZE} were read. Narrow with frame_id or item_types.`;
-  }
-  return result;
+  return { items: itemLines, connectors: connectorLines, ...(next ? { next } : {}) };
 }
 
-/** Reads every page of a cursor list, in order. */
-async function walkCursor(fetchPage: (cursor: string | undefined) => Promise<unknown>, onPage?: (page: { records: number; total?: number }) => void): Promise<Walked> {
-  const records: Json[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await fetchPage(cursor);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
-    const data = answer.data.filter(isRecord);
-    records.push(...data);
-    onPage?.({ records: data.length, ...(typeof answer.total === 'number' ? { total: answer.total } : {}) });
-    const nextCursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
-    if (!nextCursor || nextCursor === cursor || data.length === 0) return { records, complete: true };
-    cursor = nextCursor;
+/**
+ * Counts per type: exact when the walk looked at the whole list (without a platform-side type
+ * filter) or when asked (`counts`: each type's total, one request each); else those of the items
+ * read, with the platform's total of the list. The connectors' count is their list's total.
+ */
+async function countsOf(args: ReadBoardArgs, start: ReturnType<typeof startOf>, items: ItemWalk, connectors: { records: BoardConnector[]; walk: WalkResult }, get: BoardGet, signal: AbortSignal): Promise<{ fields: Json; notes: string[] }> {
+  const connectorCount = connectors.walk.complete ? connectors.records.length : connectors.walk.total;
+  const withConnectors = (counts: Record<string, number>) => ({ ...counts, ...(connectorCount !== undefined ? { connector: connectorCount } : {}) });
+  const oneType = args.item_types?.length === 1;
+  if (items.wholeList && !oneType) return { fields: { counts: withConnectors(items.counts) }, notes: [] };
+  if (!args.counts) {
+    const total = start.from.cursor || oneType ? undefined : items.walk.total;
+    return { fields: { counts_read: withConnectors(items.counts), ...(total !== undefined ? { total_items: total } : {}) }, notes: ['counts_read: the items read by this call (counts: true counts the whole board by type)'] };
   }
-  return { records, complete: false };
-}
-
-/** Item ID -> the titles of its tags: the board's tags, then each tag's items (tags are few; items per tag paged by offset). */
-async function tagTitlesByItem(get: (path: string, query?: Record<string, QueryValue>) => Promise<unknown>): Promise<Map<string, string[]>> {
-  const tags = await walkOffset((offset) => get('/v2/boards/{board_id}/tags', { limit: PAGE_SIZE, offset: String(offset) }));
-  const byItem = new Map<string, string[]>();
+  const counts: Record<string, number> = {};
+  const unknown: string[] = [];
   await Promise.all(
-    tags.map(async (tag) => {
-      if (typeof tag.id !== 'string' && typeof tag.id !== 'number') return;
-      const tagged = await walkOffset((offset) => get('/v2/boards/{board_id}/items', { tag_id: String(tag.id), limit: PAGE_SIZE, offset: String(offset) }));
-      for (const item of tagged) {
-        const id = String(item.id);
-        byItem.set(id, [...(byItem.get(id) ?? []), plainText(tag.title)]);
-      }
+    ITEM_TYPES.map(async (type) => {
+      const query: Record<string, QueryValue> = { limit: 10, type, ...(args.frame_id ? { parent_item_id: args.frame_id } : {}) };
+      const answer = await get('/v2/boards/{board_id}/items', query, signal).catch((error: unknown) => {
+        // Within the call's budget by its sum; should another read have spent it, the type is said to be uncounted.
+        if (error instanceof ToolError && error.details.kind === 'budget_exceeded') return undefined;
+        throw error;
+      });
+      if (isRecord(answer) && typeof answer.total === 'number') {
+        if (answer.total > 0) counts[type] = answer.total;
+      } else unknown.push(type);
     }),
   );
-  return byItem;
-}
-
-async function walkOffset(fetchPage: (offset: number) => Promise<unknown>): Promise<Json[]> {
-  const records: Json[] = [];
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await fetchPage(records.length);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
-    const data = answer.data.filter(isRecord);
-    records.push(...data);
-    const total = typeof answer.total === 'number' ? answer.total : undefined;
-    if (data.length === 0 || total === undefined || records.length >= total) break;
-  }
-  return records;
-}
-
-function unexpected(what: string): ToolError {
-  return new ToolError({ kind: 'upstream_error', message: `The platform answered ${what}.`, nextStep: 'Nothing is wrong with the arguments; try again later.' });
-}
-
-function toItem(record: Json): BoardItem {
-  const data = isRecord(record.data) ? record.data : {};
-  const position = isRecord(record.position) ? record.position : {};
-  const geometry = isRecord(record.geometry) ? record.geometry : {};
-  const parent = isRecord(record.parent) ? record.parent : undefined;
-  const text = [data.title, data.content, data.description].map(plainText).filter(Boolean).join(' — ');
-  return {
-    id: String(record.id),
-    type: String(record.type ?? 'item'),
-    text,
-    ...(typeof position.x === 'number' ? { x: position.x } : {}),
-    ...(typeof position.y === 'number' ? { y: position.y } : {}),
-    ...(typeof geometry.width === 'number' ? { width: geometry.width } : {}),
-    ...(typeof geometry.height === 'number' ? { height: geometry.height } : {}),
-    ...(parent && parent.id !== undefined ? { parent: String(parent.id) } : {}),
-  };
-}
-
-/** A line's bytes in the JSON answer (quotes and comma). */
-const lineBytes = (line: string) => Buffer.byteLength(line) + 4;
-
-const round = (n: number | undefined) => (n === undefined ? '?' : String(Math.round(n)));
-
-function placement(item: BoardItem): string {
-  return `${round(item.x)},${round(item.y)} ${round(item.width)}x${round(item.height)}`;
-}
-
-function itemLine(item: BoardItem, tags: string[] | undefined, frameTitle: Map<string, string>): string {
-  const frame = item.parent ? ` frame "${frameTitle.get(item.parent) ?? item.parent}"` : '';
-  const tagText = tags?.length ? ` ${tags.map((t) => `#${t}`).join(' ')}` : '';
-  return `${item.id} ${item.type} ${placement(item)}${frame}${tagText}: ${item.text}`;
-}
-
-function endId(end: unknown): string {
-  return isRecord(end) && end.id !== undefined ? String(end.id) : '?';
-}
-
-function connectorLine(connector: Json, from: string, to: string, textOf: Map<string, string>): string {
-  const named = (id: string) => {
-    const text = textOf.get(id);
-    return text ? `${id} "${text.length > END_TEXT_CHARS ? `${text.slice(0, END_TEXT_CHARS)}…` : text}"` : id;
-  };
-  const captions = Array.isArray(connector.captions) ? connector.captions.filter(isRecord).map((c) => plainText(c.content)).filter(Boolean) : [];
-  return `${String(connector.id)}: ${named(from)} -> ${named(to)}${captions.length ? ` [${captions.join(' / ')}]` : ''}`;
+  const ordered = Object.fromEntries(ITEM_TYPES.filter((type) => type in counts).map((type) => [type, counts[type] as number]));
+  return { fields: { counts: withConnectors(ordered) }, notes: unknown.length ? [`counts: no total for ${unknown.join(', ')} (the platform gave none, or this call's budget ran out)`] : [] };
 }

@@ -29,7 +29,7 @@ export type AttemptFailure = {
 
 export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
 
-export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; sentAt: number } | TooLargeAnswer | AttemptFailure;
+export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; bytes: number; sentAt: number } | TooLargeAnswer | AttemptFailure;
 
 /** What an attempt needs of its client. */
 export interface AttemptSettings {
@@ -126,7 +126,7 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
         'upstream request',
       );
     }
-    return { type: 'response', response, text, sentAt };
+    return { type: 'response', response, text, bytes: read.bytes.length, sentAt };
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);

@@ -36,6 +36,8 @@ export interface UpstreamResponse<T> {
   headers: HeaderLookup;
   /** Parsed JSON, or undefined for 204 / an empty body. */
   data: T;
+  /** Bytes of the answer's body (what a walk that keeps the records holds, roughly). */
+  bytes?: number;
   /**
    * True when a delete that had to be sent again found the resource gone (HTTP 404): an
    * earlier attempt had most likely deleted it. `data` is then

@@ -17,10 +17,12 @@
  *   upstream-options.ts; what observers (metrics) hear: upstream-observers.ts.
  *
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
- * queue in arrival order, concurrency.ts).
+ * queue in arrival order, concurrency.ts), and a request whose tool call has used up its budget
+ * (the call's signal carries it, core/call-budget.ts) is refused before anything is sent.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { budgetOf } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { jsonText } from '../json.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
@@ -195,6 +197,8 @@ export class UpstreamClient {
       holder: rateLimitHolder(),
     };
     if (req.signal?.aborted) throw this.failures.failure('cancelled', ctx, 0, { mayHaveHappened: false });
+    // The call's budget (core/call-budget.ts) counts every request once; past it nothing is sent.
+    budgetOf(req.signal)?.spendRequest();
 
     let authorization = await this.readAuthorization();
     ctx.secrets = secretsOf(authorization);
@@ -237,7 +241,7 @@ export class UpstreamClient {
       const status = response.status;
       if (status !== 429 && this.holds.size > 0) this.holds.settle(ctx.holder);
       if (status >= 200 && status < 300) {
-        return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T };
+        return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T, bytes: outcome.bytes };
       }
 
       if (status === 401 && !refreshed && this.options.refreshAuthorization) {

@@ -11,7 +11,7 @@ import { selectTools, type Selected, type ToolProfile, type ToolSelection } from
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { listedTool, outputJsonSchema, restyle } from './listing.js';
 import { runTool } from './run-tool.js';
-import { NO_PROGRESS, type AnyToolDefinition, type ToolContext } from './tool.js';
+import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
 
 export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
 export { runTool } from './run-tool.js';
@@ -162,7 +162,7 @@ export async function executeTool<Deps>(
 ): Promise<CallToolResult> {
   tagRequest(signal, requestId);
   let toolLogger: Logger | undefined;
-  const context: ToolContext<Deps> = {
+  const context: CallerContext<Deps> = {
     signal,
     // A child logger only when the tool logs something.
     get logger() {

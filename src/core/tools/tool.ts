@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BudgetLimits, CallBudget } from '../call-budget.js';
 import type { Logger } from '../logger.js';
 
 /** The four behaviour hints every tool states explicitly (none is left to client defaults). */
@@ -22,7 +23,16 @@ export interface ToolContext<Deps> {
    * `progress` must increase from call to call; `total` is optional.
    */
   progress: (progress: number, total?: number, message?: string) => void;
+  /**
+   * The call's budget of platform requests, time and kept bytes (the tool's `budget`, else the
+   * default). `signal` carries it: the platform client counts every request against it, and
+   * walks (pager.ts) stop at it with what they have.
+   */
+  budget: CallBudget;
 }
+
+/** What a caller of a tool provides; the call's own budget and signal are made by run-tool.ts. */
+export type CallerContext<Deps> = Omit<ToolContext<Deps>, 'budget'>;
 
 /** A progress reporter that reports nowhere (direct calls, tests). */
 export const NO_PROGRESS: ToolContext<unknown>['progress'] = () => undefined;
@@ -54,6 +64,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
    * the `all` profile stay exactly the contract's tools.
    */
   beyondContract?: boolean;
+  /**
+   * The call's budget, sized from its arguments (what it answers); limits left out keep the
+   * default (core/call-budget.ts, DEFAULT_BUDGET).
+   */
+  budget?: (args: z.output<Input>) => Partial<BudgetLimits>;
   /** Whether the tool needs platform credentials (false for purely local modes). Defaults to true. */
   needsCredentials?: (args: z.output<Input>) => boolean;
   handler: (args: z.output<Input>, context: ToolContext<Deps>) => Promise<z.output<Output>>;

@@ -2,7 +2,9 @@
 import { isRecord } from '../../core/json.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
+import { API_PAGE_SIZE } from '../api.js';
 import { named, onCallLevels } from '../oncall-levels.js';
+import { TASK_PAGES } from '../params.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';
 
 type Json = Record<string, unknown>;
@@ -20,7 +22,7 @@ const NOTE_CHARS = 600;
 const TIMELINE_FIRST = 10;
 const TIMELINE_LAST = 30;
 /** Log entries read at most: key events of a very long incident beyond these are left out. */
-const MAX_LOG_ENTRIES = 1000;
+const MAX_LOG_ENTRIES = TASK_PAGES.logEntries * API_PAGE_SIZE;
 
 /** Plain text cut to `max` characters, on one line. */
 function oneLine(text: string, max: number): string {
@@ -101,7 +103,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
   const incident = await getIncident;
   const policyId = isRecord(incident.escalation_policy) && typeof incident.escalation_policy.id === 'string' ? incident.escalation_policy.id : undefined;
   const onCalls = policyId
-    ? deps.api.listAll('/oncalls', 'oncalls', { 'escalation_policy_ids[]': [policyId] }, signal, { maxItems: 1000 }).finally(() => step('Read who is on call'))
+    ? deps.api.listAll('/oncalls', 'oncalls', { 'escalation_policy_ids[]': [policyId] }, signal, { maxItems: TASK_PAGES.incidentOnCalls * API_PAGE_SIZE }).finally(() => step('Read who is on call'))
     : Promise.resolve({ items: [], truncated: false });
   const [[alerts, notes, log], oncalls] = await Promise.all([early ?? partsOf(String(incident.id)), onCalls]);
 
@@ -111,7 +113,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
     events.length > TIMELINE_FIRST + TIMELINE_LAST
       ? [...events.slice(0, TIMELINE_FIRST), `… ${events.length - TIMELINE_FIRST - TIMELINE_LAST} more key events …`, ...events.slice(-TIMELINE_LAST)]
       : events;
-  if (log.truncated) timeline.push(`… key events after the first ${MAX_LOG_ENTRIES} are not shown: see IncidentOps.ListLogEntries.`);
+  if (log.truncated) timeline.push(`… key events after the first ${log.items.length} are not shown${log.why ? ` (${log.why})` : ''}: see IncidentOps.ListLogEntries.`);
   const sortedNotes = notes.items.slice().sort((a, b) => time(b.created_at) - time(a.created_at));
   const noteLines = sortedNotes.slice(0, NOTES_SHOWN).map(noteLine);
   if (sortedNotes.length > NOTES_SHOWN) noteLines.push(`… ${sortedNotes.length - NOTES_SHOWN} older notes`);

@@ -3,14 +3,15 @@ import type { DateTime } from 'luxon';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
-import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS } from '../params.js';
+import { API_PAGE_SIZE } from '../api.js';
+import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS, TASK_PAGES } from '../params.js';
 import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../tools/who-is-on-call.js';
 import { resolveByIdOrName } from './by-name.js';
 
 /** The platform's on-call filter takes at most this many policies at once. */
 const MAX_POLICIES = 100;
 /** Shifts read over the lookahead: past these the next person may be missing (the answer says so). */
-const MAX_SHIFTS = 5000;
+const MAX_SHIFTS = TASK_PAGES.shifts * API_PAGE_SIZE;
 
 export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<WhoIsOnCallResult> {
   const at = instantOf(args.at, args.time_zone, deps.now()).set({ millisecond: 0 });
@@ -43,7 +44,7 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
   if (policyIds && policyIds.length === 0) {
     return { ...base, ...subject, escalation_policies: [], note: args.team_id ? 'The team has no escalation policies.' : 'The service has no escalation policy.' };
   }
-  const { items, truncated } = await deps.api.listAll(
+  const { items, truncated, why } = await deps.api.listAll(
     '/oncalls',
     'oncalls',
     {
@@ -57,7 +58,7 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
     { maxItems: MAX_SHIFTS, onProgress: pages('on-call shifts') },
   );
   const policies: OnCallPolicy[] = onCallLevels(items, at.toMillis(), true);
-  if (truncated) note = `More than ${MAX_SHIFTS.toLocaleString('en-US')} shifts in the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days: the next person may be missing. Ask by escalation_policy_id.`;
+  if (truncated) note = `Not every shift of the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): the next person may be missing. Ask by escalation_policy_id.`;
   if (policies.length === 0) note ??= args.schedule_id ? 'No escalation policy uses this schedule, so nobody is paged through it.' : 'Nobody is on call.';
   return {
     ...base,

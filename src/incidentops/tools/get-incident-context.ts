@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { incidentOpsTool } from '../deps.js';
-import { incidentIdParam } from '../params.js';
+import { incidentIdParam, TASK_PAGES } from '../params.js';
 import { checkedOutput } from '../shape.js';
 
 // Only the definition lives here; the logic (src/incidentops/tasks/) loads on the first call.
@@ -24,6 +24,8 @@ const getIncidentContext = incidentOpsTool({
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: IncidentOps.ListLogEntries pages through the account feed.',
+  // The incident, its alerts and notes, and the two walks.
+  budget: () => ({ requests: 3 + TASK_PAGES.logEntries + TASK_PAGES.incidentOnCalls }),
   handler: async (args, context) => (await import('../tasks/incident-context.js')).getIncidentContext(args, context),
 });
 

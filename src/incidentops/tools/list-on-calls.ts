@@ -35,10 +35,10 @@ export default incidentOpsTool({
     let resolvedFromTeams: string[] | undefined;
     if (args.team_ids?.length) {
       // /oncalls has no team filter: resolve the teams to their escalation policies first.
-      const { items, truncated } = await deps.api.listAll('/escalation_policies', 'escalation_policies', { 'team_ids[]': args.team_ids }, signal, {
+      const { items, truncated, why } = await deps.api.listAll('/escalation_policies', 'escalation_policies', { 'team_ids[]': args.team_ids }, signal, {
         onProgress: reportPages(progress, "the teams' escalation policies"),
       });
-      if (truncated) throw new ToolError({ kind: 'bad_request', message: 'These teams have more than 10,000 escalation policies.', nextStep: 'Filter by escalation_policy_ids instead.' });
+      if (truncated) throw new ToolError({ kind: 'bad_request', message: `These teams' escalation policies could not all be read (${why ?? 'more than 10,000'}).`, nextStep: 'Filter by escalation_policy_ids instead.' });
       resolvedFromTeams = items.map((p) => String(p.id));
       // Filters combine with AND: keep only the requested policies that belong to the teams.
       policyIds = policyIds ? policyIds.filter((id) => resolvedFromTeams?.includes(id)) : resolvedFromTeams;

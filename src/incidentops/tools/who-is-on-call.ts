@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { idParam, instantOf, isoTimeParam, NEXT_SHIFT_LOOKAHEAD_DAYS, parseIsoTime, timeZoneParam } from '../params.js';
+import { idParam, instantOf, isoTimeParam, NEXT_SHIFT_LOOKAHEAD_DAYS, parseIsoTime, TASK_PAGES, timeZoneParam } from '../params.js';
 import { checkedOutput } from '../shape.js';
 import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
 
@@ -57,6 +57,8 @@ const whoIsOnCall = incidentOpsTool({
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: ask about one escalation_policy_id at a time.',
+  // A service or team by ID or name (at most two requests), the team's policies, the shifts.
+  budget: () => ({ requests: 2 + TASK_PAGES.teamPolicies + TASK_PAGES.shifts }),
   handler: async (args, context) => (await import('../tasks/who-is-on-call.js')).whoIsOnCall(args, context),
 });
 

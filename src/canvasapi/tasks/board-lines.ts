@@ -1,0 +1,89 @@
+/**
+ * ReadBoard's records as it keeps them (only what its lines need) and the lines it answers:
+ * `ID type x,y wxh [frame "title"] [#tag ...]: text` for items, `ID: from "text" -> to "text"
+ * [caption]` for connectors.
+ */
+import { isRecord } from '../../core/json.js';
+import { plainText } from './text.js';
+
+type Json = Record<string, unknown>;
+
+/** Characters of an item's text shown at a connector's end (and all that is kept of items not listed). */
+export const END_TEXT_CHARS = 40;
+/** Characters of a connector's captions kept. */
+const CAPTION_CHARS = 200;
+
+export interface BoardItem {
+  id: string;
+  type: string;
+  text: string;
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+  parent?: string;
+}
+
+/** A connector as kept: its ends and its captions, nothing else. */
+export interface BoardConnector {
+  id: string;
+  from: string;
+  to: string;
+  caption: string;
+}
+
+export function toItem(record: Json): BoardItem {
+  const data = isRecord(record.data) ? record.data : {};
+  const position = isRecord(record.position) ? record.position : {};
+  const geometry = isRecord(record.geometry) ? record.geometry : {};
+  const parent = isRecord(record.parent) ? record.parent : undefined;
+  const text = [data.title, data.content, data.description].map(plainText).filter(Boolean).join(' — ');
+  return {
+    id: String(record.id),
+    type: String(record.type ?? 'item'),
+    text,
+    ...(typeof position.x === 'number' ? { x: position.x } : {}),
+    ...(typeof position.y === 'number' ? { y: position.y } : {}),
+    ...(typeof geometry.width === 'number' ? { width: geometry.width } : {}),
+    ...(typeof geometry.height === 'number' ? { height: geometry.height } : {}),
+    ...(parent && parent.id !== undefined ? { parent: String(parent.id) } : {}),
+  };
+}
+
+export function toConnector(record: Json): BoardConnector {
+  const captions = Array.isArray(record.captions) ? record.captions.filter(isRecord).map((c) => plainText(c.content)).filter(Boolean) : [];
+  return { id: String(record.id), from: endId(record.startItem), to: endId(record.endItem), caption: cut(captions.join(' / '), CAPTION_CHARS) };
+}
+
+function endId(end: unknown): string {
+  return isRecord(end) && end.id !== undefined ? String(end.id) : '?';
+}
+
+/** Text cut to `max` characters, marked with an ellipsis when cut. */
+export function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** A line's bytes in the JSON answer (quotes and comma). */
+export const lineBytes = (line: string) => Buffer.byteLength(line) + 4;
+
+const round = (n: number | undefined) => (n === undefined ? '?' : String(Math.round(n)));
+
+export function placement(item: BoardItem): string {
+  return `${round(item.x)},${round(item.y)} ${round(item.width)}x${round(item.height)}`;
+}
+
+export function itemLine(item: BoardItem, tags: readonly string[] | undefined, frameTitle: ReadonlyMap<string, string>): string {
+  const frame = item.parent ? ` frame "${frameTitle.get(item.parent) ?? item.parent}"` : '';
+  const tagText = tags?.length ? ` ${tags.map((t) => `#${t}`).join(' ')}` : '';
+  return `${item.id} ${item.type} ${placement(item)}${frame}${tagText}: ${item.text}`;
+}
+
+/** `endText`: the start of each item's text this call read (an end it did not read shows as its ID). */
+export function connectorLine(connector: BoardConnector, endText: ReadonlyMap<string, string>): string {
+  const named = (id: string) => {
+    const text = endText.get(id);
+    return text ? `${id} "${text}"` : id;
+  };
+  return `${connector.id}: ${named(connector.from)} -> ${named(connector.to)}${connector.caption ? ` [${connector.caption}]` : ''}`;
+}

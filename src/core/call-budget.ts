@@ -1,0 +1,158 @@
+/**
+ * The work one tool call may do: platform requests, wall time and bytes kept. Every call gets
+ * one (run-tool.ts: the tool's own, sized from its arguments, else the default), carried on the
+ * call's abort signal like its request ID, so that the platform client counts and refuses
+ * requests (platform/upstream.ts) and every walk stops in time (tools/pager.ts) without either
+ * knowing the other. A call that reaches its budget answers with what it has and says what is
+ * missing; the client refusing a request is the backstop for work that does not look first.
+ */
+import { setMaxListeners } from 'node:events';
+import { ToolError } from './errors.js';
+import { requestIdOf, tagRequest } from './logger.js';
+
+export interface BudgetLimits {
+  /** Platform requests the call may send (each request once, whatever its retries). */
+  requests: number;
+  /** Milliseconds from the call's start: no request starts after it, and walks stop at it. */
+  wallMs: number;
+  /** Bytes of platform data the call may keep for its answer (what walks hold on to). */
+  keptBytes: number;
+}
+
+/**
+ * Enough for every contract tool (the largest IncidentOps walk is 101 pages: the 10,000-record
+ * offset cap), within the rate limits (a user's minute of PagerDuty requests is 960), and an
+ * answer well before clients give up on a call (commonly 60 s).
+ */
+export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({ requests: 120, wallMs: 45_000, keptBytes: 32 * 1024 * 1024 });
+
+/** What ran out. */
+export type BudgetShortfall = 'requests' | 'time' | 'memory';
+
+export class CallBudget {
+  readonly limits: Readonly<BudgetLimits>;
+  private readonly startedAt: number;
+  private sent = 0;
+  private kept = 0;
+
+  constructor(
+    limits: Partial<BudgetLimits> = {},
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.limits = Object.freeze({ ...DEFAULT_BUDGET, ...definedOnly(limits) });
+    this.startedAt = clock();
+  }
+
+  get requestsSent(): number {
+    return this.sent;
+  }
+
+  get bytesKept(): number {
+    return this.kept;
+  }
+
+  timeLeftMs(): number {
+    return this.limits.wallMs - (this.clock() - this.startedAt);
+  }
+
+  /** What stops more work now (`requests`: fewer than `requests` left), if anything. */
+  shortfall(requests = 1): BudgetShortfall | undefined {
+    if (this.sent + requests > this.limits.requests) return 'requests';
+    if (this.timeLeftMs() <= 0) return 'time';
+    if (this.kept > this.limits.keptBytes) return 'memory';
+    return undefined;
+  }
+
+  /** Counts one request about to be sent; refuses it (nothing sent) when none is left or the time is up. */
+  spendRequest(): void {
+    const short = this.shortfall();
+    if (short === 'requests' || short === 'time') throw budgetError(short, this);
+    this.sent += 1;
+  }
+
+  /** Counts bytes the call keeps (a walk's records or lines); past the limit, walks stop. */
+  keep(bytes: number): void {
+    this.kept += Math.max(0, bytes);
+  }
+
+  /** "12 platform requests", "45 s", "32 MB of kept data": the limit that ran out, in words. */
+  describe(short: BudgetShortfall): string {
+    if (short === 'requests') return `${this.limits.requests} platform requests`;
+    if (short === 'time') return `${Math.round(this.limits.wallMs / 1000)} s`;
+    return `${Math.round(this.limits.keptBytes / 1_000_000)} MB of kept data`;
+  }
+}
+
+function definedOnly(limits: Partial<BudgetLimits>): Partial<BudgetLimits> {
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number' && Number.isFinite(value) && value >= 0));
+}
+
+function budgetError(short: BudgetShortfall, budget: CallBudget): ToolError {
+  return new ToolError({
+    kind: 'budget_exceeded',
+    message: `This call reached its budget of ${budget.describe(short)}; the request was not sent.`,
+    nextStep: 'Narrow the call (filters, a smaller limit or max_items), or continue from next_page when the tool gives one.',
+  });
+}
+
+const budgets = new WeakMap<AbortSignal, CallBudget>();
+
+/** Records that work carrying `signal` spends `budget`. */
+export function attachBudget(signal: AbortSignal, budget: CallBudget): void {
+  budgets.set(signal, budget);
+}
+
+/** The budget of the call that work carrying `signal` belongs to, if any. */
+export function budgetOf(signal: AbortSignal | undefined): CallBudget | undefined {
+  return signal ? budgets.get(signal) : undefined;
+}
+
+/**
+ * A signal for part of a call's work: aborted with `parent`, by `abort()`, or (with `until:
+ * 'deadline'`) when the budget's time is up. It carries the parent's request ID and budget
+ * (or `budget`), so the requests made with it log and count as the call's. `dispose()` when done.
+ */
+export class WorkScope {
+  readonly signal: AbortSignal;
+  readonly budget: CallBudget | undefined;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private timeUp = false;
+  private readonly onParentAbort: () => void;
+
+  constructor(
+    private readonly parent: AbortSignal,
+    options: { budget?: CallBudget; until?: 'deadline' } = {},
+  ) {
+    this.signal = this.controller.signal;
+    // Walks run many requests at once, each listening to the signal.
+    setMaxListeners(0, this.signal);
+    this.budget = options.budget ?? budgetOf(parent);
+    if (this.budget) attachBudget(this.signal, this.budget);
+    const requestId = requestIdOf(parent);
+    if (requestId !== undefined) tagRequest(this.signal, requestId);
+    this.onParentAbort = () => this.controller.abort(parent.reason);
+    if (parent.aborted) this.onParentAbort();
+    else parent.addEventListener('abort', this.onParentAbort, { once: true });
+    if (options.until === 'deadline' && this.budget && !this.signal.aborted) {
+      this.timer = setTimeout(() => {
+        this.timeUp = true;
+        this.controller.abort(new DOMException('the call ran out of time', 'TimeoutError'));
+      }, Math.max(0, this.budget.timeLeftMs()));
+    }
+  }
+
+  /** Aborted by the deadline, not by the caller. */
+  get timedOut(): boolean {
+    return this.timeUp && !this.parent.aborted;
+  }
+
+  abort(reason?: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.parent.removeEventListener('abort', this.onParentAbort);
+  }
+}
