@@ -19,6 +19,8 @@ export interface FlowLayoutInput {
   direction: 'TB' | 'LR';
   nodeGap: number;
   rankGap: number;
+  /** Default BEND_POINT_LIMIT. */
+  bendPointLimit?: number;
 }
 
 export interface FlowLayout {
@@ -45,7 +47,7 @@ export function layOutFlow(input: FlowLayoutInput): FlowLayout {
   graph.setDefaultEdgeLabel(() => ({}));
   for (const node of input.nodes) graph.setNode(node.id, { width: node.width, height: node.height });
   input.edges.forEach((edge, index) => graph.setEdge(edge.from, edge.to, {}, String(index)));
-  const leftOut = edgesToLeaveOut(graph as LayoutGraph, input.edges.length);
+  const leftOut = edgesToLeaveOut(graph as LayoutGraph, input.edges.length, input.bendPointLimit ?? BEND_POINT_LIMIT);
   for (const index of leftOut) graph.removeEdge(input.edges[index]!.from, input.edges[index]!.to, String(index));
   layout(graph);
   const at = input.nodes.map((node) => (graph as LayoutGraph).node(node.id));
@@ -78,7 +80,7 @@ function walkOrder(graph: LayoutGraph, edgeCount: number): WalkOrder {
 }
 
 /** The edges to leave out, longest first, until the bend points are within the limit. */
-function edgesToLeaveOut(graph: LayoutGraph, edgeCount: number): number[] {
+function edgesToLeaveOut(graph: LayoutGraph, edgeCount: number, limit: number): number[] {
   const order = walkOrder(graph, edgeCount);
   const kept = new Uint8Array(edgeCount).fill(1);
   const leftOut: number[] = [];
@@ -90,7 +92,7 @@ function edgesToLeaveOut(graph: LayoutGraph, edgeCount: number): number[] {
       total += span;
       if (kept[index] && (longest < 0 || span >= spans[longest]!)) longest = index;
     });
-    if (total <= BEND_POINT_LIMIT || longest < 0) return leftOut;
+    if (total <= limit || longest < 0) return leftOut;
     kept[longest] = 0;
     leftOut.push(longest);
   }
