@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { Graph, layout } from '@dagrejs/dagre';
 import fc from 'fast-check';
 import { BEND_POINT_LIMIT, layOutFlow, type FlowLayoutInput } from '../src/canvasapi/tasks/diagram-layout.js';
+import { worstDiagram } from './support/worst-diagram.js';
 
 type Edge = FlowLayoutInput['edges'][number];
 
@@ -75,10 +76,8 @@ describe('the flow layout', () => {
   });
 
   it('lays out the worst case the tool accepts within the bound, keeping the flow and leaving out long edges only', () => {
-    const nodes = Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, width: 220, height: 110 }));
-    const edges: Edge[] = [];
-    for (let i = 1; i < 200; i++) edges.push({ from: `n${i - 1}`, to: `n${i}` });
-    for (let k = 0; edges.length < 400; k++) edges.push({ from: `n${199 - (k % 50)}`, to: `n${k % 50}` });
+    const { nodes: given, edges } = worstDiagram('b');
+    const nodes = given.map(({ id }) => ({ id, width: 220, height: 110 }));
     const input: FlowLayoutInput = { nodes, edges, direction: 'TB', nodeGap: 60, rankGap: 90 };
     const { centres, leftOut } = layOutFlow(input);
     assert.ok(leftOut.length > 0 && leftOut.every((index) => index >= 199), 'only edges back up the flow are left out');
