@@ -138,6 +138,7 @@ function runInWorker(step: OffThreadStep, input: unknown, signal: AbortSignal, t
     const onAbort = () => settle({ error: cancelled(step) });
     const timer = setTimeout(() => settle({ error: overLimit(step, formatSeconds(timeoutMs)) }), timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
     worker.on('message', (answer: WorkerAnswer) => settle(answer.ok ? { value: answer.value } : { error: stepError(step, answer) }));
     worker.on('error', (error: Error & { code?: string }) => {
       settle({ error: error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overLimit(step, `${maxMemoryMb} MB of memory`) : failed(step, error.message) });
