@@ -39,8 +39,16 @@ const sdkShimsOnOwnAjv = {
   },
 };
 
+// Code run in worker threads (src/core/tools/off-thread.ts): the worker and each step's module are
+// entry points of their own in dist/chunks/, where the chunk that starts them (all lazily loaded
+// code sits there) finds them by name, as `new URL('./<name>.js', import.meta.url)`.
+const workerEntries = {
+  'chunks/off-thread-worker': path.join(root, 'src', 'core', 'tools', 'off-thread-worker.ts'),
+  'chunks/diagram-layout': path.join(root, 'src', 'canvasapi', 'tasks', 'diagram-layout.ts'),
+};
+
 await build({
-  entryPoints: { cli: path.join(root, 'src', 'main.ts') },
+  entryPoints: { cli: path.join(root, 'src', 'main.ts'), ...workerEntries },
   outdir: dist,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

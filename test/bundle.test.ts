@@ -2,8 +2,9 @@
  * The shipped `toolservers` command is the esbuild bundle in dist/cli.js (`npm run build`); every
  * other test runs the unbundled build/. This one checks the bundle does what the unbundled CLI does:
  * the same tools/list for each server, a call that validates a request body (Ajv, loaded at run
- * time) against the in-process sandbox, and the package version; and that lazily loaded code sits in
- * chunks a start does not load.
+ * time) against the in-process sandbox, and the package version; that lazily loaded code sits in
+ * chunks a start does not load; and that CreateDiagram lays flows out in a worker thread from the
+ * bundle's own files, the server answering all the while.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,10 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { silentLogger } from '../src/core/logger.js';
 import { listTools } from '../src/core/tools/registry.js';
 import { PACKAGE_VERSION, SERVERS } from '../src/servers.js';
 import { modulesLoadedBy } from './support/modules-loaded.js';
+import { worstDiagram } from './support/worst-diagram.js';
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli.js');
 const home = mkdtempSync(path.join(tmpdir(), 'toolservers-bundle-'));
@@ -116,5 +120,54 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
     const afterCall = logicIn(loaded.afterCall);
     assert.ok(afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/who-is-on-call.ts'))), `the call loaded its logic: ${afterCall.join(', ')}`);
     assert.ok(!afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/incident-context.ts'))), "and not the other tool's");
+  });
+  it('lays flows out in a worker thread from its own files: the layout library is out of reach of the CLI, and the server answers while it computes', async () => {
+    // The chunks the CLI can load by its own imports (static and dynamic): dagre is not among them.
+    const chunks = path.join(path.dirname(BUNDLE), 'chunks');
+    const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*\(?\s*"(\.\.?\/[^"]+\.js)"/g)].map((m) => path.resolve(path.dirname(file), m[1]!));
+    const reachable = new Set<string>();
+    const visit = (file: string): void => {
+      if (reachable.has(file)) return;
+      reachable.add(file);
+      importsOf(file).forEach(visit);
+    };
+    visit(BUNDLE);
+    const holdsDagre = (file: string) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources.some((source) => source.includes('node_modules/@dagrejs/dagre/'));
+    assert.ok(reachable.has(path.join(chunks, readdirSync(chunks).find((f) => f.startsWith('create-diagram-') && f.endsWith('.js'))!)), 'the CLI reaches the tool');
+    assert.deepEqual([...reachable].filter(holdsDagre), [], 'nothing the CLI imports holds dagre');
+    assert.ok(holdsDagre(path.join(chunks, 'diagram-layout.js')) || importsOf(path.join(chunks, 'diagram-layout.js')).some(holdsDagre), "the worker's step holds it");
+    assert.ok(existsSync(path.join(chunks, 'off-thread-worker.js')));
+
+    const client = new Client({ name: 'bundle-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BUNDLE, 'canvasapi', '--sandbox', '--profile', 'everyday'], env, stderr: 'pipe' }));
+    try {
+      const boards = await client.callTool({ name: 'CanvasApi.RetrieveUserBoards', arguments: {} });
+      const board = (boards.structuredContent as { data: { id: string }[] }).data[0]!.id;
+      const drawn = await client.callTool({ name: 'CanvasApi.CreateDiagram', arguments: { board_id: board, nodes: ['A', 'B', 'C'].map((id) => ({ id, text: `Bundle ${id}` })), edges: [{ from: 'A', to: 'B' }, { from: 'B', to: 'C' }], layout: 'flow-down' } });
+      assert.equal(drawn.isError, undefined, JSON.stringify(drawn.content));
+      const items = (drawn.structuredContent as { node_items: Record<string, string> }).node_items;
+      const read = await client.callTool({ name: 'CanvasApi.ReadBoard', arguments: { board_id: board, query: 'bundle ' } });
+      const yOf = (id: string) => Number(/ -?\d+,(-?\d+) /.exec((read.structuredContent as { items: string[] }).items.find((line) => line.startsWith(`${id} `))!)![1]);
+      assert.ok(yOf(items.A!) < yOf(items.B!) && yOf(items.B!) < yOf(items.C!), 'A above B above C');
+
+      // The heaviest flow, on a board that does not exist: one request, after the layout. Pings
+      // sent one after another are answered while it computes.
+      let pings = 0;
+      let done = false;
+      const pinging = (async () => {
+        while (!done) {
+          await client.ping();
+          pings++;
+        }
+      })();
+      const worst = await client.callTool({ name: 'CanvasApi.CreateDiagram', arguments: worstDiagram('uXjVnoSuchBoard=') }, { timeout: 120_000 });
+      done = true;
+      await pinging;
+      assert.equal(worst.isError, true);
+      assert.match(JSON.stringify(worst.content), /not_found/);
+      assert.ok(pings >= 20, `${pings} pings answered during the call`);
+    } finally {
+      await client.close();
+    }
   });
 });

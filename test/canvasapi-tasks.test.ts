@@ -269,7 +269,8 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
       assert.ok(item.position.x > 0 && item.position.x < frame.geometry.width && item.position.y > 0 && item.position.y < frame.geometry.height, 'inside its frame');
     }
     for (const edge of edges) assert.ok(byId.get(data.node_items[edge.from]).position.y < byId.get(data.node_items[edge.to]).position.y, `${edge.from} above ${edge.to}`);
-    assert.equal(Object.keys(data.connector_items).length, edges.length);
+    assert.equal(data.connector_items.length, edges.length);
+    assert.equal(new Set(data.connector_items).size, edges.length, 'a connector ID for each edge, in the order of edges');
 
     // ReadBoard shows it back as text.
     const read = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'step 7 ' })).data as J;
@@ -293,6 +294,69 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     assert.deepEqual(new Set(items.map((i) => i.type)), new Set(['sticky_note']));
     assert.equal(new Set(items.map((i) => i.position.x)).size, 3, 'three columns');
     assert.equal(new Set(items.map((i) => i.position.y)).size, 3, 'three rows');
+  });
+
+  it('reports every edge by its index: repeated edges and ids with arrows, each connector once, the counts as on the board', async () => {
+    const board = await newBoard(sandbox, 'Arrows');
+    const nodes = ['A', 'B->C', 'A->B', 'C'].map((id) => ({ id, text: id }));
+    // "A" -> "B->C" and "A->B" -> "C" both read A->B->C; the last edge repeats the one before.
+    const edges = [{ from: 'A', to: 'B->C' }, { from: 'A->B', to: 'C' }, { from: 'C', to: 'A', label: 'x'.repeat(200) }, { from: 'A->B', to: 'C', label: 'a < b' }];
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, nodes, edges, layout: 'flow-right' });
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const data = result.data as J;
+    assert.equal(data.summary, '4 of 4 nodes and 4 of 4 connectors created.');
+    assert.equal(data.failed, undefined);
+    assert.equal(data.next_step, undefined);
+    const connectors = (await platform(sandbox, 'GET', `/v2/boards/${board}/connectors?limit=50`)).data as J[];
+    assert.equal(connectors.length, 4);
+    edges.forEach((edge, index) => {
+      const connector = connectors.find((c) => c.id === data.connector_items[index]);
+      assert.ok(connector, `edges[${index}] has its own connector`);
+      assert.deepEqual([connector.startItem.id, connector.endItem.id], [data.node_items[edge.from], data.node_items[edge.to]]);
+    });
+  });
+
+  it('checks labels and node texts as sent, HTML-escaped, against their limits, sending nothing', async () => {
+    const sentBefore = sandbox.requests.length;
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', {
+      board_id: sandbox.canvasapi.demo!.boardIds[0],
+      nodes: [{ id: 'A', text: '<b>'.repeat(1500) }, { id: 'B', text: 'b' }],
+      edges: [{ from: 'A', to: 'B', label: 'x'.repeat(196) + '&' }, { from: 'B', to: 'A', label: '<>'.repeat(100) }],
+      layout: 'flow-down',
+    });
+    assert.equal(result.isError, true);
+    assert.equal(result.data.kind, 'invalid_input');
+    const issues = result.data.issues as J[];
+    assert.deepEqual(issues.map((i) => i.parameter), ['nodes[0].text', 'edges[0].label', 'edges[1].label']);
+    assert.match(issues[0].problem, /is 16500 characters once HTML-escaped .* more than the 6000 allowed/);
+    assert.match(issues[1].problem, /is 201 characters once HTML-escaped .* more than the 200 allowed/);
+    assert.equal(sandbox.requests.length, sentBefore, 'nothing was sent');
+  });
+
+  it('cancelled part-way: what was never sent is listed as not sent, and the rest is on the board or may exist', async () => {
+    const board = await newBoard(sandbox, 'Cancelled');
+    const { nodes, edges } = flow(12);
+    const cancel = new AbortController();
+    let connectorsAnswered = 0;
+    const cancelling = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      const answer = await fetch(input, init);
+      if (url.endsWith('/connectors') && ++connectorsAnswered === 3) cancel.abort();
+      return answer;
+    }) as typeof fetch;
+    const result = await callTool(canvasApiServerFor(sandbox.canvasapi, { fetch: cancelling }), 'CanvasApi.CreateDiagram', { board_id: board, nodes, edges, layout: 'flow-down' }, cancel.signal);
+    const data = result.data as J;
+    const created = (data.connector_items as (string | null)[]).flatMap((id, index) => (id === null ? [] : [index]));
+    const mayExist = (data.failed as J[]).filter((f) => f.outcome === 'may_exist').map((f) => Number(/^edges\[(\d+)\]$/.exec(f.edge)![1]));
+    const notSent = (data.not_sent.edges as string[]).map((name) => Number(/^edges\[(\d+)\]$/.exec(name)![1]));
+    assert.ok(notSent.length > 0, 'some edges were never sent');
+    assert.deepEqual([...created, ...mayExist, ...notSent].sort((a, b) => a - b), edges.map((_, index) => index), 'every edge is accounted for, once');
+    const onBoard = ((await platform(sandbox, 'GET', `/v2/boards/${board}/connectors?limit=50`)).data as J[]).map((c) => `${c.startItem.id} ${c.endItem.id}`);
+    const ends = (index: number) => `${data.node_items[edges[index]!.from]} ${data.node_items[edges[index]!.to]}`;
+    for (const index of created) assert.ok(onBoard.includes(ends(index)), `edges[${index}] is on the board`);
+    for (const index of notSent) assert.ok(!onBoard.includes(ends(index)), `edges[${index}], not sent, is not on the board`);
+    assert.ok(onBoard.every((line) => [...created, ...mayExist].some((index) => ends(index) === line)), 'on the board: only what is reported created or may_exist');
+    assert.equal(data.summary, `12 of 12 nodes and ${created.length} of ${edges.length} connectors created${mayExist.length ? `; ${mayExist.length} more item${mayExist.length === 1 ? '' : 's'} may exist (failed, may_exist).` : '.'}`);
   });
 
   it('every request sent (by the tools and the set-up) matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {
@@ -355,9 +419,14 @@ describe('CanvasApi.CreateDiagram when the second transaction fails', () => {
       assert.equal(data.failed[0].retry_safe, mode === 'refused');
       // Connectors only between created nodes; the others are listed as not sent.
       const inside = edges.filter((e) => firstTwenty.includes(e.from) && firstTwenty.includes(e.to));
-      assert.equal(Object.keys(data.connector_items).length, inside.length);
-      assert.equal(data.not_sent.edges.length, edges.length - inside.length);
+      assert.deepEqual(
+        data.connector_items.map((id: string | null) => id !== null),
+        edges.map((e) => inside.includes(e)),
+        'a connector ID for each edge between created nodes, null for the others',
+      );
+      assert.deepEqual(data.not_sent.edges, edges.flatMap((e, index) => (inside.includes(e) ? [] : [`edges[${index}]`])));
       assert.equal(data.not_sent.retry_safe, true);
+      assert.equal(data.summary, `20 of 30 nodes and ${inside.length} of ${edges.length} connectors created${mode === 'lost-answer' ? '; 10 more items may exist (failed, may_exist).' : '.'}`);
 
       const items = await boardItems(sandbox, board);
       const texts = items.map((i) => i.data.content);

@@ -2,7 +2,7 @@
  * A server command loads only its own server's code: starting `toolservers incidentops` and
  * answering tools/list loads nothing of CanvasApi (and the reverse), and neither loads the sandbox,
  * the browser opener, the HTTP adapter, nor Ajv's formats (set up on the first body to validate);
- * the task tools' logic loads with their first call. Checked on the real CLI process with a preload that records every module it loads.
+ * the task tools' logic, and the worker threads of CPU-heavy steps, load with their first call. Checked on the real CLI process with a preload that records every module it loads.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -27,6 +27,8 @@ const ALWAYS_ABSENT: [string, RegExp][] = [
   // A stdio server at warn writes no line at start, so its logger never makes a pino logger.
   ['the logging library (pino)', /node_modules\/pino\//],
   ['the HTTP serving code', /\/src\/core\/serving\/(serve\.js|http\/)/],
+  // Worker threads start with the first CPU-heavy step (a flow diagram's layout).
+  ['the off-thread steps', /\/src\/core\/tools\/off-thread/],
   // Only the SDK's skills extension loads before the first answer; the texts wait for a skills request.
   ['the skill texts', /\/src\/(incidentops|canvasapi)\/skills\.js/],
 ];

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ToolError } from '../src/core/errors.js';
 import type { Logger } from '../src/core/logger.js';
-import { ConcurrencyLimiter } from '../src/core/platform/concurrency.js';
+import { ConcurrencyLimiter } from '../src/core/concurrency.js';
 import {
   UpstreamClient,
   buildPath,

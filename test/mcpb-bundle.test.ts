@@ -5,7 +5,7 @@
  * getMcpConfigForManifest (the code Claude Desktop uses) with a user's settings, and an MCP client
  * lists and calls tools over stdio against the sandbox. The bundles carry only the node_modules the
  * bundled code loads from disk (Ajv), so a call that validates a request body also proves the
- * bundle needs nothing outside itself.
+ * bundle needs nothing outside itself; a diagram call, that its worker threads find their files.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -188,6 +188,10 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
     const added = await client.callTool({ name: 'CanvasApi_AddStickyNoteToBoard', arguments: { mode: 'execute', board_id: board, request_body: { data: { content: 'From the bundle' } } } });
     assert.ok(!added.isError, JSON.stringify(added.content));
     assert.equal((added.structuredContent as { data: { content: string } }).data.content, 'From the bundle');
+    // A flow's layout runs in a worker thread, from the bundle's own files (server/chunks/).
+    const drawn = await client.callTool({ name: 'CanvasApi_CreateDiagram', arguments: { board_id: board, nodes: [{ id: 'A', text: 'a' }, { id: 'B', text: 'b' }], edges: [{ from: 'A', to: 'B' }], layout: 'flow-right' } });
+    assert.ok(!drawn.isError, JSON.stringify(drawn.content));
+    assert.equal((drawn.structuredContent as { summary: string }).summary, '2 of 2 nodes and 1 of 1 connectors created.');
   });
 
   it('start when a host passes blank optional settings on as literal placeholders', async () => {

@@ -17,7 +17,7 @@
  *   upstream-options.ts; what observers (metrics) hear: upstream-observers.ts.
  *
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
- * queue in arrival order, concurrency.ts), and a request whose tool call has used up its budget
+ * queue in arrival order, ../concurrency.ts), and a request whose tool call has used up its budget
  * (the call's signal carries it, core/call-budget.ts) is refused before anything is sent.
  */
 
@@ -27,7 +27,7 @@ import { ToolError } from '../errors.js';
 import { jsonText } from '../json.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
-import { ConcurrencyLimiter } from './concurrency.js';
+import { ConcurrencyLimiter } from '../concurrency.js';
 import { FailureDescriber, seconds } from './failure-description.js';
 import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
 import { RateLimitHolds } from './rate-limit-hold.js';

@@ -4,7 +4,8 @@
  *
  * UpstreamClient holds one per platform client, around each attempt (connect, send, read the
  * answer), so that however many tool calls run in parallel, at most `limit` requests are in
- * flight at the platform. Backoff sleeps between attempts hold no slot.
+ * flight at the platform. Backoff sleeps between attempts hold no slot. The off-thread pool
+ * (tools/off-thread.ts) holds one around each worker thread.
  */
 
 interface Waiter {
