@@ -10,6 +10,8 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
+import { worstDiagram } from './support/worst-diagram.js';
+import { CallBudget, DEFAULT_BUDGET, WorkScope } from '../src/core/call-budget.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -357,6 +359,42 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     for (const index of notSent) assert.ok(!onBoard.includes(ends(index)), `edges[${index}], not sent, is not on the board`);
     assert.ok(onBoard.every((line) => [...created, ...mayExist].some((index) => ends(index) === line)), 'on the board: only what is reported created or may_exist');
     assert.equal(data.summary, `12 of 12 nodes and ${created.length} of ${edges.length} connectors created${mayExist.length ? `; ${mayExist.length} more item${mayExist.length === 1 ? '' : 's'} may exist (failed, may_exist).` : '.'}`);
+  });
+
+  it('the largest diagram (200 nodes, 400 edges) is drawn whole: its budget is its own creates, past the default', async () => {
+    const board = await newBoard(sandbox, 'Largest');
+    const diagram = worstDiagram(board);
+    const before = sandbox.requests.length;
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', diagram);
+    assert.equal(result.isError, false, JSON.stringify(result.data).slice(0, 500));
+    const data = result.data as J;
+    assert.equal(data.summary, '200 of 200 nodes and 400 of 400 connectors created.');
+    const sent = sandbox.requests.slice(before).filter((r) => r.method === 'POST');
+    assert.equal(sent.length, 10 + 400, 'ten node transactions and one connector per edge, nothing more');
+    assert.ok(sent.length > DEFAULT_BUDGET.requests, 'more than the default budget allows');
+  });
+
+  it('a budget that runs out part-way: the creates it refused are not sent, and are reported so', async () => {
+    const board = await newBoard(sandbox, 'Out of budget');
+    const { nodes, edges } = flow(30);
+    const budget = new CallBudget({ requests: 4 });
+    const scope = new WorkScope(new AbortController().signal, { budget });
+    const before = sandbox.requests.length;
+    try {
+      const { createDiagram } = await import('../src/canvasapi/tasks/create-diagram.js');
+      const data = (await createDiagram({ board_id: board, nodes, edges, layout: 'flow-down' } as never, { signal: scope.signal, budget, deps: server.deps, progress: () => undefined, logger: server.logger })) as J;
+      const posted = sandbox.requests.slice(before).filter((r) => r.method === 'POST');
+      assert.equal(posted.length, 4, 'the budget\'s four requests, and no more');
+      assert.equal(Object.keys(data.node_items).length, 30, 'both node transactions');
+      const created = (data.connector_items as (string | null)[]).filter((id) => id !== null).length;
+      assert.equal(created, 2);
+      assert.deepEqual(data.failed ?? [], [], 'a refusal by the budget is no failure');
+      assert.equal((data.not_sent.edges as string[]).length, edges.length - 2, 'every other edge is listed as not sent');
+      assert.equal(data.not_sent.retry_safe, true);
+      assert.equal(data.summary, `30 of 30 nodes and 2 of ${edges.length} connectors created.`);
+    } finally {
+      scope.dispose();
+    }
   });
 
   it('every request sent (by the tools and the set-up) matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {

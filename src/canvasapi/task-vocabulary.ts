@@ -21,6 +21,19 @@ export const ITEM_TYPES = ['sticky_note', 'shape', 'text', 'card', 'app_card', '
 export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeIdChars: 100 } as const;
 export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
+/** Nodes per bulk-create transaction (the platform's largest). */
+export const DIAGRAM_BULK_SIZE = 20;
+
+/**
+ * CreateDiagram's budget: exactly the creates it may send (a frame, the node transactions, one
+ * connector per edge), and time for its layout and those requests, within two minutes: the
+ * largest diagram is 411 requests, four connectors at a time.
+ */
+export function createDiagramBudget(args: { nodes: readonly unknown[]; edges?: readonly unknown[] | undefined; frame_title?: string | undefined }): { requests: number; wallMs: number } {
+  const requests = (args.frame_title ? 1 : 0) + Math.ceil(args.nodes.length / DIAGRAM_BULK_SIZE) + (args.edges?.length ?? 0);
+  return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
+}
+
 /**
  * What one ReadBoard call reads at most, in pages of 50 (the platform's largest) or requests:
  * sized from what it answers (`max_items`, the items it skips to reach `offset`, a filter to

@@ -15,15 +15,13 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import type { CreateDiagramArgs } from './index.js';
 import type { FlowLayout, FlowLayoutInput } from './diagram-layout.js';
-import { DIAGRAM_LIMITS, STICKY_COLORS } from '../task-vocabulary.js';
+import { DIAGRAM_BULK_SIZE, DIAGRAM_LIMITS, STICKY_COLORS } from '../task-vocabulary.js';
 
 type Json = Record<string, unknown>;
 type DiagramNode = CreateDiagramArgs['nodes'][number];
 type DiagramEdge = NonNullable<CreateDiagramArgs['edges']>[number];
 type Diagram = CreateDiagramArgs & { edges: DiagramEdge[] };
 
-/** The bulk endpoint's largest transaction. */
-export const BULK_SIZE = 20;
 /** A connector caption's content at most, as sent (the platform's `Caption.content` maxLength). */
 export const CAPTION_CHARS = 200;
 /** Connectors created at once. */
@@ -123,8 +121,8 @@ export async function createDiagram(given: CreateDiagramArgs, context: ToolConte
 
 /** The nodes, 20 per transaction; the first failure stops the rest (listed as not sent). */
 async function createNodes(placed: Placed[], offset: { x: number; y: number }, drawn: Drawn, create: Create, step: (message: string) => void): Promise<void> {
-  for (let start = 0; start < placed.length; start += BULK_SIZE) {
-    const chunk = placed.slice(start, start + BULK_SIZE);
+  for (let start = 0; start < placed.length; start += DIAGRAM_BULK_SIZE) {
+    const chunk = placed.slice(start, start + DIAGRAM_BULK_SIZE);
     try {
       const answer = await create('/v2/boards/{board_id}/items/bulk', chunk.map((p) => bulkItem(p, offset, drawn.frame?.id)));
       const data = isRecord(answer) && Array.isArray(answer.data) ? answer.data : [];
@@ -133,9 +131,14 @@ async function createNodes(placed: Placed[], offset: { x: number; y: number }, d
       chunk.forEach((p, index) => drawn.itemOf.set(p.node.id, ids[index]!));
       for (const _ of chunk) step(`${drawn.itemOf.size} of ${placed.length} nodes created`);
     } catch (error) {
+      // Out of budget (time), this chunk was never sent: it is not sent like the rest.
+      if (outOfBudget(error)) {
+        drawn.notSentNodes = placed.slice(start).map((p) => p.node.id);
+        return;
+      }
       drawn.failed.push({ nodes: chunk.map((p) => p.node.id), ...failureOf(error) });
       if (!drawn.frame && start === 0) refusedBeforeAnything(error, drawn.failed);
-      drawn.notSentNodes = placed.slice(start + BULK_SIZE).map((p) => p.node.id);
+      drawn.notSentNodes = placed.slice(start + DIAGRAM_BULK_SIZE).map((p) => p.node.id);
       return;
     }
   }
@@ -149,8 +152,9 @@ async function createConnectors(args: Diagram, drawn: Drawn, create: Create, sig
   const snaps = args.layout === 'flow-down' ? ['bottom', 'top'] : args.layout === 'flow-right' ? ['right', 'left'] : ['auto', 'auto'];
   let next = 0;
   let created = 0;
+  let outOfTime = false;
   const sender = async () => {
-    while (next < ready.length && !signal.aborted) {
+    while (next < ready.length && !signal.aborted && !outOfTime) {
       const index = ready[next++]!;
       const edge = args.edges[index]!;
       try {
@@ -163,13 +167,24 @@ async function createConnectors(args: Diagram, drawn: Drawn, create: Create, sig
         connectorOf[index] = idOf(answer);
         step(`${++created} of ${ready.length} connectors created`);
       } catch (error) {
-        drawn.failed.push({ edge: `edges[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
+        // Refused before sending (the call's time is up): it and the rest are not sent.
+        if (outOfBudget(error)) {
+          outOfTime = true;
+          drawn.notSentEdges.push(index);
+        } else {
+          drawn.failed.push({ edge: `edges[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
+        }
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONNECTOR_CONCURRENCY, ready.length) }, sender));
   drawn.notSentEdges.push(...ready.slice(next));
   drawn.notSentEdges.sort((a, b) => a - b);
+}
+
+/** The call's budget refused the request: it was never sent. */
+function outOfBudget(error: unknown): boolean {
+  return error instanceof ToolError && error.details.kind === 'budget_exceeded';
 }
 
 /** The platform refused the very first request: nothing exists, so its own error says best what to fix. */
@@ -216,7 +231,7 @@ function report(args: Diagram, drawn: Drawn): Json {
 function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
   const toolError = error instanceof ToolError ? error : undefined;
   const status = toolError?.details.status;
-  const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited'].includes(toolError.details.kind));
+  const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited', 'budget_exceeded'].includes(toolError.details.kind));
   const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${toolError.details.platformMessage ?? toolError.details.message}` : 'internal error';
   return refused ? { outcome: 'not_created', retry_safe: true, error: message } : { outcome: 'may_exist', retry_safe: false, error: message };
 }

@@ -9,7 +9,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
+import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -96,6 +96,7 @@ const createDiagram = taskTool(createDiagramInput, {
   title: 'Draw a diagram',
   description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
+  budget: createDiagramBudget,
   handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
 });
 
