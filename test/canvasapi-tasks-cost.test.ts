@@ -5,11 +5,16 @@
  * docs/tasks.md (CanvasApi); MEASURE=1 prints them.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { countTokens } from '../src/core/tools/context-size.js';
 import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -131,5 +136,22 @@ describe('task tools cost well under half the tokens of the contract-only path',
       assert.ok(tasks[task]!.tokens < contract[task]!.tokens / 2, `${task}: ${tasks[task]!.tokens} vs ${contract[task]!.tokens} tokens`);
     }
     assert.ok(total(tasks).tokens < total(contract).tokens / 3, `${total(tasks).tokens} vs ${total(contract).tokens} tokens`);
+
+    // The figures docs/tasks.md and the README publish are these (token counts are deterministic).
+    const n = (value: number) => value.toLocaleString('en-US');
+    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
+    const rows: Record<string, string> = { read: 'What is on this board?', find: 'Which notes mention the refund policy?', draw: 'Draw A -> B -> C, D branching from B' };
+    for (const [task, question] of Object.entries(rows)) {
+      const row = page.split('\n').find((line) => line.startsWith(`| ${question} |`));
+      assert.ok(row, `docs/tasks.md has the row "${question}"`);
+      assert.match(row, new RegExp(`\\| ${contract[task]!.calls} \\| ${n(contract[task]!.tokens)} \\| \\w+[^|]*\\| 1 \\| ${n(tasks[task]!.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    }
+    const all = page.split('\n').find((line) => line.startsWith('| All three |')) ?? '';
+    const share = Math.round((100 * total(tasks).tokens) / total(contract).tokens);
+    assert.match(all, new RegExp(`\\| ${total(contract).calls} \\| ${n(total(contract).tokens)} \\| \\| ${total(tasks).calls} \\| ${n(total(tasks).tokens)} \\(${share}%\\) \\|$`), `docs/tasks.md: ${all}`);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const [task, tool] of [['read', 'ReadBoard'], ['draw', 'CreateDiagram']] as const) {
+      assert.ok(readme.includes(`| ${contract[task]!.calls} calls, ${n(contract[task]!.tokens)} tokens | \`${tool}\`: 1 call, ${n(tasks[task]!.tokens)} tokens |`), `README: ${tool}'s row gives the measured figures`);
+    }
   });
 });

@@ -6,6 +6,9 @@
  * best plan with the contract's tools.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { DateTime } from 'luxon';
 import { countTokens } from '../src/core/tools/context-size.js';
@@ -15,6 +18,8 @@ import { executeTool, listTools, viewFor } from '../src/core/tools/registry.js';
 import type { AnyToolDefinition } from '../src/core/tools/tool.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, outcomeOf, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Json = Record<string, unknown>;
 
@@ -538,6 +543,17 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
         assert.ok(figure.taskTokens < 0.45 * figure.contractTokens, JSON.stringify(figure));
         assert.ok(figure.taskCalls <= figure.contractCalls, JSON.stringify(figure));
       }
+      // The figures the README and docs/tasks.md publish are these (token counts are deterministic).
+      const n = (value: number) => value.toLocaleString('en-US');
+      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const tasksPage = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
+      for (const [figure, tool] of [[figures.onCall, 'WhoIsOnCall'], [figures.incident, 'GetIncidentContext']] as const) {
+        const contractPart = `${figure.contractCalls} calls, ${n(figure.contractTokens)} tokens`;
+        const taskPart = `1 call, ${n(figure.taskTokens)} tokens`;
+        assert.ok(new RegExp(`\\| ${contractPart}[^|]*\\| \`${tool}\`: ${taskPart} \\|`).test(readme), `README: ${tool}'s row gives ${contractPart} and ${taskPart}`);
+        assert.ok(new RegExp(`\\| ${contractPart}:[^|]*\\| ${taskPart}: \`${tool}\``).test(tasksPage), `docs/tasks.md: ${tool}'s row gives ${contractPart} and ${taskPart}`);
+      }
+      assert.ok(readme.includes(`incident ${figures.incident.number}?`) && tasksPage.includes(`incident ${figures.incident.number}?`), 'both name the measured incident');
       assert.equal(figures.onCall.taskCalls, 1);
       assert.equal(figures.incident.taskCalls, 1);
       assert.equal(idOf(taskOnCall[0]?.data.service), service.id, 'the name found the service the contract plan found');
