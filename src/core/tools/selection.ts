@@ -95,9 +95,19 @@ function namedByChoices(server: SelectableServer, selections: readonly ToolSelec
   return new Set(server.tools.filter((tool) => toolsets.has(tool.toolset) || names.has(tool.name)).map((tool) => tool.name));
 }
 
+/** The toolset name that stands for every toolset of the contract: `--toolsets all,tasks` is the contract plus the task tools. */
+export const ALL_TOOLSETS = 'all';
+
+/** Toolset names as a choice gives them, with `all` read as every toolset of the contract. */
+function expandToolsets(server: SelectableServer, names: readonly string[]): string[] {
+  const allToolsets = toolsetsOf(server.tools);
+  const contract = toolsetsOf(server.tools.filter((tool) => !tool.beyondContract));
+  return names.flatMap((name) => (name.trim().toLowerCase() === ALL_TOOLSETS ? contract : [checkToolset(name, allToolsets)]));
+}
+
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {
   const allToolsets = toolsetsOf(server.tools);
-  const toolsets = rule.toolsets?.length ? new Set(rule.toolsets.map((name) => checkToolset(name, allToolsets))) : undefined;
+  const toolsets = rule.toolsets?.length ? new Set(expandToolsets(server, rule.toolsets)) : undefined;
   // An empty list (every named tool belongs to another server, see forServer) keeps no tool.
   const named = rule.tools ? new Set(rule.tools.map((name) => resolveToolName(server, name))) : undefined;
   if (toolsets || named) tools = tools.filter((tool) => toolsets?.has(tool.toolset) || named?.has(tool.name));
@@ -115,7 +125,7 @@ function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit
 function checkToolset(name: string, all: string[]): string {
   const wanted = name.trim().toLowerCase();
   if (all.includes(wanted)) return wanted;
-  throw new SelectionError(unknown('toolset', name, all));
+  throw new SelectionError(unknown('toolset', name, [ALL_TOOLSETS, ...all]));
 }
 
 /** A tool's contract name from any spelling: contract, underscore, or without the server prefix. */
