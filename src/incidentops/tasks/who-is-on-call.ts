@@ -4,9 +4,9 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
 import { API_PAGE_SIZE } from '../api.js';
-import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS, TASK_PAGES } from '../params.js';
+import { instantOf, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, TASK_PAGES, windowDays } from '../params.js';
 import { ToolError } from '../../core/errors.js';
-import { MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, OVERRIDE_SCHEDULES, windowDays, type WhoIsOnCallArgs, type WhoIsOnCallResult } from '../tools/who-is-on-call.js';
+import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../tools/who-is-on-call.js';
 import { resolveByIdOrName } from './by-name.js';
 import { coverageLevels, coverageSummary, readOverrides, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { idParam, instantOf, isoTimeParam, NEXT_SHIFT_LOOKAHEAD_DAYS, parseIsoTime, TASK_PAGES, timeZoneParam } from '../params.js';
+import { idParam, instantOf, isoTimeParam, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, parseIsoTime, TASK_PAGES, timeZoneParam, windowDays } from '../params.js';
 import { checkedOutput } from '../shape.js';
 import { API_PAGE_SIZE } from '../api.js';
 import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
@@ -11,10 +11,6 @@ import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
 /** `at` may be this far ahead, so that its lookahead stays inside the platform's on-call window. */
 export const MAX_AT_FUTURE_DAYS = MAX_ONCALL_FUTURE_DAYS - NEXT_SHIFT_LOOKAHEAD_DAYS;
 const SUBJECTS = ['service_id', 'team_id', 'schedule_id', 'escalation_policy_id'] as const;
-/** A coverage window (`at` to `until`) spans at most this many days. */
-export const MAX_WINDOW_DAYS = 14;
-/** Schedules whose overrides a coverage answer reads (two requests each), for one policy and for a team's. */
-export const OVERRIDE_SCHEDULES = { onePolicy: 10, team: 25 } as const;
 /** Shifts a coverage budget expects per policy and day (restricted layers split days into several). */
 const SHIFTS_PER_POLICY_DAY = 20;
 
@@ -34,9 +30,6 @@ const outputSchema = z.object({
   ),
   note: z.string().optional(),
 });
-
-/** A team's policies an answer covers at most (the platform's on-call filter takes 100 at once). */
-export const MAX_TEAM_POLICIES = 100;
 
 /** A service or team ID, or its name: a name is only ever sent as a query value, never in a path. */
 const idOrNameParam = (description: string) => cappedString('identifier', z.string().trim().min(1)).describe(description);
@@ -66,10 +59,6 @@ const input = z
     }
   });
 
-/** Days from `at` (default `now`) to `until`; checked by the handler against its clock, before anything is sent. */
-export function windowDays(args: { at?: string | undefined; until?: string | undefined; time_zone?: string | undefined }, now = new Date()): number {
-  return instantOf(args.until, args.time_zone, now).diff(instantOf(args.at, args.time_zone, now), 'days').days;
-}
 
 /**
  * Requests: a service or team by ID or name (at most two), the team's policies, the shifts; over a
@@ -79,7 +68,8 @@ export function windowDays(args: { at?: string | undefined; until?: string | und
 function whoIsOnCallBudget(args: WhoIsOnCallArgs): { requests: number } {
   if (args.until === undefined) return { requests: 2 + TASK_PAGES.teamPolicies + TASK_PAGES.shifts };
   const policies = args.team_id !== undefined ? MAX_TEAM_POLICIES : 1;
-  const days = Math.min(MAX_WINDOW_DAYS, Math.max(1, Math.ceil(windowDays(args))));
+  const asked = Math.ceil(windowDays(args));
+  const days = Number.isFinite(asked) ? Math.min(MAX_WINDOW_DAYS, Math.max(1, asked)) : MAX_WINDOW_DAYS;
   const shiftPages = Math.min(TASK_PAGES.shifts, 1 + Math.ceil((days * policies * SHIFTS_PER_POLICY_DAY) / API_PAGE_SIZE));
   const schedules = args.team_id !== undefined ? OVERRIDE_SCHEDULES.team : OVERRIDE_SCHEDULES.onePolicy;
   return { requests: 2 + TASK_PAGES.teamPolicies + 1 + shiftPages + 2 * schedules };
