@@ -59,6 +59,8 @@ function patchedSpec(raw: unknown): unknown {
     'UserReference',
     'User',
   ]);
+  // The spec documents listScheduleOverrides' answer under 201; the platform answers a GET with 200.
+  s = patchSpec(s, '/paths/~1schedules~1{id}~1overrides/get/responses', (n: Record<string, unknown>) => ({ ...n, 200: n['201'] }));
   return s;
 }
 
@@ -240,6 +242,8 @@ describe('spec conformance of every endpoint', { skip: specSkip }, () => {
   c('/schedules', () => [['include[]', 'schedule_layers'], ['include[]', 'final_schedule'], ['include[]', 'overrides_subschedule'], ['include_next_oncall_for_user', DEMO]]);
   c('/schedules', () => [['query', 'platform'], ['team_ids[]', ids.teamId], ['since', iso(NOW.getTime())], ['until', iso(NOW.getTime() + 7 * DAY)], ['time_zone', 'Asia/Kolkata'], ['include[]', 'final_schedule']]);
   c('/schedules/{id}');
+  c('/schedules/{id}/overrides', () => [['since', iso(NOW.getTime())], ['until', iso(NOW.getTime() + 2 * DAY)]], (b) => assert.equal(b.overrides.length, 1));
+  c('/schedules/{id}/overrides', () => [['since', iso(NOW.getTime())], ['until', iso(NOW.getTime() + 2 * DAY)], ['overflow', 'true'], ['editable', 'true']]);
   c('/schedules/{id}', () => [['since', '2026-03-09T00:00:00-05:00'], ['until', '2026-03-16T00:00:00-05:00'], ['overflow', 'true'], ['time_zone', 'America/Chicago'], ['include_next_oncall_for_user', DEMO]]);
   // teams
   c('/teams');
@@ -258,9 +262,9 @@ describe('spec conformance of every endpoint', { skip: specSkip }, () => {
       return ids.teamId;
     });
 
-  test('all 19 endpoints are covered', () => {
+  test('all 20 endpoints are covered', () => {
     const covered = new Set(cases.map(([p]) => p));
-    for (const p of ['/users/me', '/users', '/users/{id}', '/oncalls', '/incidents', '/incidents/{id}', '/incidents/{id}/alerts', '/incidents/{id}/notes', '/incidents/{id}/log_entries', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/schedules/{id}', '/teams', '/teams/{id}', '/teams/{id}/members']) {
+    for (const p of ['/users/me', '/users', '/users/{id}', '/oncalls', '/incidents', '/incidents/{id}', '/incidents/{id}/alerts', '/incidents/{id}/notes', '/incidents/{id}/log_entries', '/log_entries', '/escalation_policies', '/escalation_policies/{id}', '/services', '/services/{id}', '/schedules', '/schedules/{id}', '/schedules/{id}/overrides', '/teams', '/teams/{id}', '/teams/{id}/members']) {
       assert.ok(covered.has(p), p);
     }
   });
@@ -551,7 +555,8 @@ describe('behaviour', () => {
     const from = Date.parse('2026-03-09T00:00:00Z');
     const to = from + 7 * DAY;
     const s = (await ok(sb, `/schedules/${ids.scheduleId}`, [['since', iso(from)], ['until', iso(to)], ['time_zone', 'Europe/London']])).schedule;
-    assert.equal(s.schedule_layers.length, 2);
+    // Business hours over round the clock (and, from a day after now, its new rotation).
+    assert.equal(s.schedule_layers.length, 3);
     const [business] = s.schedule_layers;
     assert.ok(business.restrictions.length > 0);
     for (const e of business.rendered_schedule_entries) {
@@ -560,10 +565,13 @@ describe('behaviour', () => {
       assert.ok(start.weekday <= 5 && start.hour >= 9 && end.diff(start).as('hours') <= 8, `${e.start}..${e.end}`);
     }
     const final = s.final_schedule.rendered_schedule_entries;
-    assert.equal(s.final_schedule.rendered_coverage_percentage, 100);
     assert.equal(ms(final[0].start), from);
     assert.equal(ms(final[final.length - 1].end), to);
-    for (let i = 1; i < final.length; i++) assert.equal(ms(final[i].start), ms(final[i - 1].end), 'no gaps');
+    // The one gap is the hand-over between the round-the-clock layer and its new rotation (weeknight hours).
+    const [, old, renewed] = s.schedule_layers;
+    const gaps = final.slice(1).flatMap((e: Body, i: number) => (ms(e.start) === ms(final[i].end) ? [] : [[ms(final[i].end), ms(e.start)]]));
+    assert.deepEqual(gaps, [[ms(old.end), ms(renewed.start)]]);
+    assert.equal(s.final_schedule.rendered_coverage_percentage, Math.round((1 - (ms(renewed.start) - ms(old.end)) / (to - from)) * 10_000) / 100);
     // Business-hours responders take over from the round-the-clock layer on weekdays.
     const businessUsers = new Set(business.users.map((u: Body) => u.user.id));
     assert.ok(final.some((e: Body) => businessUsers.has(e.user.id)));
@@ -573,6 +581,34 @@ describe('behaviour', () => {
     assert.equal(oncall.user.id, current.user.id);
     const next = (await ok(sb, '/schedules', [['include_next_oncall_for_user', DEMO], ['query', 'Platform']])).schedules;
     assert.ok(next.every((x: Body) => x.next_oncall_for_user && ms(x.next_oncall_for_user.end) > NOW.getTime()));
+  });
+
+  test('overrides: listed for a window, above every layer in the final schedule and /oncalls, with a coverage gap ahead', async () => {
+    await fails(sb, '/schedules/{id}/overrides'.replace('{id}', ids.scheduleId), [['since', iso(NOW.getTime())]], 400, 2001);
+    await fails(sb, '/schedules/PNOPE00/overrides', [['since', iso(NOW.getTime())], ['until', iso(NOW.getTime() + DAY)]], 404, 2100);
+    const window: Pairs = [['since', iso(NOW.getTime())], ['until', iso(NOW.getTime() + 2 * DAY)]];
+    let seen = 0;
+    for (const { id } of await all(sb, '/schedules', 'schedules')) {
+      const { overrides } = await ok(sb, `/schedules/${id}/overrides`, window);
+      const schedule = (await ok(sb, `/schedules/${id}`, window)).schedule;
+      const rendered = schedule.overrides_subschedule.rendered_schedule_entries;
+      assert.deepEqual(rendered.map((e: Body) => [ms(e.start), ms(e.end), e.user.id]), overrides.map((o: Body) => [ms(o.start), ms(o.end), o.user.id]));
+      for (const o of overrides) {
+        seen++;
+        const middle = (ms(o.start) + ms(o.end)) / 2;
+        const at = (entries: Body[]) => entries.find((e) => ms(e.start) <= middle && middle < ms(e.end))?.user.id;
+        assert.equal(at(schedule.final_schedule.rendered_schedule_entries), o.user.id, 'the override is on call in the final schedule');
+        assert.ok(schedule.schedule_layers.every((l: Body) => at(l.rendered_schedule_entries) !== o.user.id), 'no layer has the override');
+        const oncall = (await ok(sb, '/oncalls', [['schedule_ids[]', id], ['since', iso(middle)], ['until', iso(middle)]])).oncalls;
+        assert.ok(oncall.length > 0 && oncall.every((r: Body) => r.user.id === o.user.id), 'the override is on call in /oncalls');
+        assert.ok(ms(o.start) >= NOW.getTime(), 'overrides lie ahead');
+      }
+      const future = (await ok(sb, `/schedules/${id}/overrides`, [...window, ['editable', 'true']])).overrides;
+      assert.deepEqual(future, overrides, 'every override ahead is editable');
+      const coverage = schedule.final_schedule.rendered_coverage_percentage;
+      assert.equal(coverage < 100, id === ids.scheduleId, `${schedule.name}: coverage ${coverage}%`);
+    }
+    assert.equal(seen, 2);
   });
 
   test('services, policies and teams', async () => {

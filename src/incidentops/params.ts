@@ -140,6 +140,18 @@ export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
  */
 export const TASK_PAGES = { logEntries: 10, incidentOnCalls: 10, teamPolicies: 2, shifts: 50 } as const;
 
+/** WhoIsOnCall's coverage window (`at` to `until`) spans at most this many days. */
+export const MAX_WINDOW_DAYS = 14;
+/** Schedules whose overrides a coverage answer reads (two requests each), for one policy and for a team's. */
+export const OVERRIDE_SCHEDULES = { onePolicy: 10, team: 25 } as const;
+/** A team's policies WhoIsOnCall covers at most (the platform's on-call filter takes 100 at once). */
+export const MAX_TEAM_POLICIES = 100;
+
+/** Days from `at` (default `now`) to `until`; WhoIsOnCall checks them against its clock before anything is sent. */
+export function windowDays(args: { at?: string | undefined; until?: string | undefined; time_zone?: string | undefined }, now = new Date()): number {
+  return instantOf(args.until, args.time_zone, now).diff(instantOf(args.at, args.time_zone, now), 'days').days;
+}
+
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';

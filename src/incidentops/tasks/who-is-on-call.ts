@@ -4,23 +4,70 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
 import { API_PAGE_SIZE } from '../api.js';
-import { instantOf, NEXT_SHIFT_LOOKAHEAD_DAYS, TASK_PAGES } from '../params.js';
+import { instantOf, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, TASK_PAGES, windowDays } from '../params.js';
+import { ToolError } from '../../core/errors.js';
 import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../tools/who-is-on-call.js';
 import { resolveByIdOrName } from './by-name.js';
+import { coverageLevels, coverageSummary, readOverrides, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
+
+type Json = Record<string, unknown>;
+
+/** `until` after `at` (default now) and at most MAX_WINDOW_DAYS after it: an invalid_input naming until otherwise. */
+function checkWindow(args: WhoIsOnCallArgs, now: Date): void {
+  const days = windowDays(args, now);
+  const problem = !(days > 0) ? 'must be after at (at defaults to now)' : days > MAX_WINDOW_DAYS ? `may be at most ${MAX_WINDOW_DAYS} days after at (it is ${Math.ceil(days)} days); ask for a shorter window` : undefined;
+  if (!problem) return;
+  throw new ToolError({ kind: 'invalid_input', message: `Invalid arguments (nothing was sent): until: ${problem}`, nextStep: 'Fix until and call the tool again.', issues: [{ parameter: 'until', problem }] });
+}
+
+/**
+ * The coverage answer over [at, until): the policies' levels (a level nobody covers in the whole
+ * window has no shift at all), the overrides of the schedules the shifts go through, the gaps.
+ */
+async function coverageAnswer(input: {
+  deps: IncidentOpsDeps;
+  signal: AbortSignal;
+  args: WhoIsOnCallArgs;
+  rows: Json[];
+  window: CoverageWindow;
+  teamPolicies: Json[];
+  policyIds: string[] | undefined;
+}): Promise<{ summary: string; escalation_policies: CoveragePolicy[]; note?: string }> {
+  const { deps, signal, args, rows, window } = input;
+  const notes: string[] = [];
+  let policies = input.teamPolicies;
+  if (!args.team_id && input.policyIds?.length === 1) {
+    const id = input.policyIds[0] as string;
+    policies = [await deps.api.getOne('/escalation_policies/{id}', { id }, 'escalation_policy', signal, `escalation policy "${id}"`)];
+  }
+  const levelCounts = new Map(
+    policies.map((policy) => [String(policy.id), { label: named(policy) as string, levels: Array.isArray(policy.escalation_rules) ? policy.escalation_rules.length : 0 }]),
+  );
+  const scheduleIds = [...new Set(rows.flatMap((row) => (row.schedule && typeof row.schedule === 'object' ? [String((row.schedule as Json).id)] : [])))];
+  const cap = args.team_id ? OVERRIDE_SCHEDULES.team : OVERRIDE_SCHEDULES.onePolicy;
+  if (scheduleIds.length > cap) notes.push(`Overrides are shown for the first ${cap} of ${scheduleIds.length} schedules only; ask by schedule_id for the others.`);
+  const overrides = await readOverrides(deps.api, scheduleIds.slice(0, cap), window, signal);
+  const escalationPolicies = coverageLevels(rows, window, overrides, levelCounts);
+  if (escalationPolicies.length === 0) notes.push(args.schedule_id ? 'Nobody is on call through this schedule in the window, or no escalation policy uses it.' : 'Nobody is on call in the window.');
+  return { summary: coverageSummary(escalationPolicies), escalation_policies: escalationPolicies, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+}
 
 /** The platform's on-call filter takes at most this many policies at once. */
-const MAX_POLICIES = 100;
+const MAX_POLICIES = MAX_TEAM_POLICIES;
 /** Shifts read over the lookahead: past these the next person may be missing (the answer says so). */
 const MAX_SHIFTS = TASK_PAGES.shifts * API_PAGE_SIZE;
 
 export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<WhoIsOnCallResult> {
   const at = instantOf(args.at, args.time_zone, deps.now()).set({ millisecond: 0 });
+  if (args.until !== undefined) checkWindow(args, deps.now());
   const shown = (time: DateTime) => time.toISO({ suppressMilliseconds: true }) as string;
   const base = { at: shown(at) };
   // One count over both walks (the team's policies, then the shifts): progress only increases.
   let pagesRead = 0;
   const pages = (what: string) => (page: number, total?: number) => progress(++pagesRead, undefined, `Reading ${what}: page ${page}${total !== undefined ? ` of ${total}` : ''}`);
   let policyIds: string[] | undefined = args.escalation_policy_id ? [args.escalation_policy_id] : undefined;
+  /** The team's policies as listed (with their levels), kept for a coverage answer. */
+  let teamPolicies: Record<string, unknown>[] = [];
   let subject: { service: string } | { team: string } | Record<string, never> = {};
   let note: string | undefined;
   if (args.service_id) {
@@ -35,6 +82,7 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
       maxItems: MAX_POLICIES + 1,
       onProgress: pages("the team's escalation policies"),
     });
+    teamPolicies = items.slice(0, MAX_POLICIES);
     policyIds = items.map((policy) => String(policy.id));
     if (policyIds.length > MAX_POLICIES) {
       policyIds = policyIds.slice(0, MAX_POLICIES);
@@ -44,6 +92,7 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
   if (policyIds && policyIds.length === 0) {
     return { ...base, ...subject, escalation_policies: [], note: args.team_id ? 'The team has no escalation policies.' : 'The service has no escalation policy.' };
   }
+  const until = args.until === undefined ? at.plus({ days: NEXT_SHIFT_LOOKAHEAD_DAYS }) : instantOf(args.until, args.time_zone, deps.now()).set({ millisecond: 0 });
   const { items, truncated, why } = await deps.api.listAll(
     '/oncalls',
     'oncalls',
@@ -51,12 +100,18 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
       'escalation_policy_ids[]': policyIds,
       'schedule_ids[]': args.schedule_id ? [args.schedule_id] : undefined,
       since: shown(at.toUTC()),
-      until: shown(at.plus({ days: NEXT_SHIFT_LOOKAHEAD_DAYS }).toUTC()),
+      until: shown(until.toUTC()),
       time_zone: args.time_zone,
     },
     signal,
     { maxItems: MAX_SHIFTS, onProgress: pages('on-call shifts') },
   );
+  if (args.until !== undefined) {
+    const window = { start: at.toMillis(), end: until.toMillis(), zone: at.zoneName ?? 'utc' };
+    const coverage = await coverageAnswer({ deps, signal, args, rows: items, window, teamPolicies, policyIds });
+    if (truncated) coverage.note = `Not every shift of the window was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): gaps shown late in the window may be shifts not read. Ask by escalation_policy_id or for a shorter window.${coverage.note ? ` ${coverage.note}` : ''}`;
+    return { ...base, until: shown(until), ...subject, ...(args.team_id ? { team_policies: policyIds?.length ?? 0 } : {}), ...coverage, ...(note ? { note: [note, coverage.note].filter(Boolean).join(' ') } : {}) };
+  }
   const policies: OnCallPolicy[] = onCallLevels(items, at.toMillis(), true);
   if (truncated) note = `Not every shift of the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): the next person may be missing. Ask by escalation_policy_id.`;
   if (policies.length === 0) note ??= args.schedule_id ? 'No escalation policy uses this schedule, so nobody is paged through it.' : 'Nobody is on call.';

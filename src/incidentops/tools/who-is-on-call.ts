@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { idParam, instantOf, isoTimeParam, NEXT_SHIFT_LOOKAHEAD_DAYS, parseIsoTime, TASK_PAGES, timeZoneParam } from '../params.js';
+import { idParam, instantOf, isoTimeParam, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, parseIsoTime, TASK_PAGES, timeZoneParam, windowDays } from '../params.js';
 import { checkedOutput } from '../shape.js';
+import { API_PAGE_SIZE } from '../api.js';
 import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
 
 // Only the definition lives here; the logic (src/incidentops/tasks/) loads on the first call.
@@ -10,6 +11,8 @@ import { MAX_ONCALL_FUTURE_DAYS } from './list-on-calls.js';
 /** `at` may be this far ahead, so that its lookahead stays inside the platform's on-call window. */
 export const MAX_AT_FUTURE_DAYS = MAX_ONCALL_FUTURE_DAYS - NEXT_SHIFT_LOOKAHEAD_DAYS;
 const SUBJECTS = ['service_id', 'team_id', 'schedule_id', 'escalation_policy_id'] as const;
+/** Shifts a coverage budget expects per policy and day (restricted layers split days into several). */
+const SHIFTS_PER_POLICY_DAY = 20;
 
 const onCallSchema = z.looseObject({ user: z.string().optional(), next: z.object({ user: z.string(), from: z.string() }).optional() });
 const outputSchema = z.object({
@@ -17,7 +20,14 @@ const outputSchema = z.object({
   service: z.string().optional(),
   team: z.string().optional(),
   team_policies: z.number().int().optional(),
-  escalation_policies: z.array(z.object({ escalation_policy: z.string(), levels: z.array(z.object({ level: z.number().int(), on_call: z.array(onCallSchema) })) })),
+  until: z.string().optional(),
+  summary: z.string().optional(),
+  escalation_policies: z.array(
+    z.object({
+      escalation_policy: z.string(),
+      levels: z.array(z.object({ level: z.number().int(), on_call: z.array(onCallSchema).optional(), shifts: z.record(z.string(), z.array(z.string())).optional(), gaps: z.array(z.string()).optional() })),
+    }),
+  ),
   note: z.string().optional(),
 });
 
@@ -31,6 +41,7 @@ const input = z
     schedule_id: idParam('On-calls through this schedule.').optional(),
     escalation_policy_id: idParam('This policy.').optional(),
     at: isoTimeParam(`When (default now; at most ${MAX_AT_FUTURE_DAYS} days ahead); without an offset, in time_zone (else UTC).`),
+    until: isoTimeParam(`Coverage from at to this (at most ${MAX_WINDOW_DAYS} days): shifts, gaps, overrides per level.`),
     time_zone: timeZoneParam,
   })
   .superRefine((args, ctx) => {
@@ -48,17 +59,32 @@ const input = z
     }
   });
 
+
+/**
+ * Requests: a service or team by ID or name (at most two), the team's policies, the shifts; over a
+ * window also the policy's levels and, per schedule, its overrides and its layers, sized from the
+ * window's days and the policies it may cover (one, or a team's).
+ */
+function whoIsOnCallBudget(args: WhoIsOnCallArgs): { requests: number } {
+  if (args.until === undefined) return { requests: 2 + TASK_PAGES.teamPolicies + TASK_PAGES.shifts };
+  const policies = args.team_id !== undefined ? MAX_TEAM_POLICIES : 1;
+  const asked = Math.ceil(windowDays(args));
+  const days = Number.isFinite(asked) ? Math.min(MAX_WINDOW_DAYS, Math.max(1, asked)) : MAX_WINDOW_DAYS;
+  const shiftPages = Math.min(TASK_PAGES.shifts, 1 + Math.ceil((days * policies * SHIFTS_PER_POLICY_DAY) / API_PAGE_SIZE));
+  const schedules = args.team_id !== undefined ? OVERRIDE_SCHEDULES.team : OVERRIDE_SCHEDULES.onePolicy;
+  return { requests: 2 + TASK_PAGES.teamPolicies + 1 + shiftPages + 2 * schedules };
+}
+
 const whoIsOnCall = incidentOpsTool({
   name: 'IncidentOps.WhoIsOnCall',
   title: 'Who is on call',
-  description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next. Give one of service_id, team_id, schedule_id, escalation_policy_id.',
+  description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next; with until, the coverage over a window: shifts, gaps, overrides. Give one of service_id, team_id, schedule_id, escalation_policy_id.',
   toolset: 'tasks',
   beyondContract: true,
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: ask about one escalation_policy_id at a time.',
-  // A service or team by ID or name (at most two requests), the team's policies, the shifts.
-  budget: () => ({ requests: 2 + TASK_PAGES.teamPolicies + TASK_PAGES.shifts }),
+  budget: whoIsOnCallBudget,
   handler: async (args, context) => (await import('../tasks/who-is-on-call.js')).whoIsOnCall(args, context),
 });
 

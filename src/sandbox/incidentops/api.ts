@@ -21,13 +21,15 @@
  *     Set filters are the repeated `name[]` keys; parameters the operation does not declare are
  *     ignored, like the real API does (so `team_ids[]` on /oncalls silently filters nothing).
  */
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import type { SandboxUser, TokenVerification } from '../oauth.js';
 import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
 import { generateDataset } from './data.js';
-import type { Dataset, IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
-import { clip, coveragePercentage, finalShifts, layerShifts, nextShiftFor, type Shift } from './oncalls.js';
+import type { IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
+import { clip, coveragePercentage, finalShifts, layerShifts, nextShiftFor, overrideShifts, type Shift } from './oncalls.js';
+import { listScheduleOverrides } from './overrides-api.js';
 import { Renderer } from './render.js';
+import { ApiError, invalid, notFound, Query, type RequestContext } from './request.js';
 
 export interface IncidentOpsPlatformOptions {
   token: string;
@@ -39,7 +41,6 @@ export interface IncidentOpsPlatformOptions {
 }
 
 export const ACCEPT_MEDIA_TYPE = 'application/vnd.pagerduty+json;version=2';
-const MAX_WINDOW = 10_000;
 const DAY = 86_400_000;
 
 // Enumerations copied from the spec's parameter declarations.
@@ -74,95 +75,6 @@ const OVERVIEW_TYPES = new Set([
   'snooze_log_entry',
   'urgency_change_log_entry',
 ]);
-
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly errors?: string[],
-  ) {
-    super(message);
-  }
-
-  toBody(): unknown {
-    return { error: { message: this.message, code: this.code, ...(this.errors ? { errors: this.errors } : {}) } };
-  }
-}
-
-const notFound = () => new ApiError(404, 2100, 'Not Found');
-const invalid = (...errors: string[]) => new ApiError(400, 2001, 'Invalid Input Provided', errors);
-
-/** Read access to the decoded query pairs. */
-class Query {
-  constructor(private readonly pairs: [string, string][]) {}
-
-  all(name: string): string[] {
-    return this.pairs.filter(([k]) => k === name).map(([, v]) => v);
-  }
-
-  one(name: string): string | undefined {
-    return this.pairs.find(([k]) => k === name)?.[1];
-  }
-
-  int(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.one(name);
-    if (raw === undefined) return fallback;
-    if (!/^-?\d+$/.test(raw.trim())) throw invalid(`${name} must be an integer, got ${JSON.stringify(raw)}.`);
-    const n = Number(raw.trim());
-    if (n < min || n > max) throw invalid(`${name} must be between ${min} and ${max}, got ${n}.`);
-    return n;
-  }
-
-  bool(name: string, fallback: boolean): boolean {
-    const raw = this.one(name);
-    if (raw === undefined) return fallback;
-    if (raw === 'true') return true;
-    if (raw === 'false') return false;
-    throw invalid(`${name} must be true or false, got ${JSON.stringify(raw)}.`);
-  }
-
-  /** Values of a repeated `name[]` parameter restricted to an enum; empty list when absent. */
-  enumList(name: string, allowed: readonly string[]): string[] {
-    const values = this.all(name);
-    const bad = values.filter((v) => !allowed.includes(v));
-    if (bad.length > 0) throw invalid(`${name} has invalid value(s) ${bad.map((b) => JSON.stringify(b)).join(', ')}; allowed: ${allowed.join(', ')}.`);
-    return values;
-  }
-
-  /** A set of IDs from a repeated `name[]` parameter, or null when the filter is absent. */
-  ids(name: string): Set<string> | null {
-    const values = this.all(name);
-    return values.length > 0 ? new Set(values) : null;
-  }
-
-  timeZone(name = 'time_zone'): string | null {
-    const raw = this.one(name);
-    if (raw === undefined) return null;
-    if (!IANAZone.isValidZone(raw)) throw invalid(`${name} ${JSON.stringify(raw)} is not a valid time zone.`);
-    return raw;
-  }
-
-  /** ISO 8601 date/time; values without an offset are read in `zone`. */
-  date(name: string, zone: string): number | null {
-    const raw = this.one(name);
-    if (raw === undefined) return null;
-    const dt = DateTime.fromISO(raw.trim(), { zone, setZone: true });
-    if (!dt.isValid) throw invalid(`${name} ${JSON.stringify(raw)} is not a valid ISO 8601 date.`);
-    return dt.toMillis();
-  }
-
-  page(): { limit: number; offset: number; total: boolean } {
-    const limit = this.int('limit', 25, 1, 100);
-    const offset = this.int('offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    if (offset + limit > MAX_WINDOW) {
-      throw new ApiError(400, 2002, 'Arguments Caused Error', [
-        `Offset+limit exceeds maximum allowed value of ${MAX_WINDOW}. Narrow the search (for example with a date range) instead of paging further.`,
-      ]);
-    }
-    return { limit, offset, total: this.bool('total', false) };
-  }
-}
 
 /** A handler's answer already encoded as JSON. */
 class RawJson {
@@ -255,16 +167,6 @@ function checkHeaders(headers: Record<string, string>): void {
   if (errors.length > 0) throw invalid(...errors);
 }
 
-interface RequestContext {
-  data: Dataset;
-  /** The user the credentials belong to (the answer of /users/me). */
-  userId: string;
-  q: Query;
-  baseUrl: string;
-  now: number;
-  renderer(zone: string | null): Renderer;
-}
-
 type Handler = (ctx: RequestContext, params: string[]) => unknown;
 
 interface Route {
@@ -301,6 +203,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     { pattern: /^\/services\/([^/]+)$/, handler: (ctx, [id]) => getService(ctx, id as string) },
     { pattern: /^\/schedules$/, handler: (ctx) => listSchedules(ctx) },
     { pattern: /^\/schedules\/([^/]+)$/, handler: (ctx, [id]) => getSchedule(ctx, id as string) },
+    { pattern: /^\/schedules\/([^/]+)\/overrides$/, handler: (ctx, [id]) => listScheduleOverrides(ctx, id as string) },
     { pattern: /^\/teams$/, handler: (ctx) => listTeams(ctx) },
     { pattern: /^\/teams\/([^/]+)$/, handler: (ctx, [id]) => getTeam(ctx, id as string) },
     { pattern: /^\/teams\/([^/]+)\/members$/, handler: (ctx, [id]) => listMembers(ctx, id as string) },
@@ -627,7 +530,10 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
       const shifts = finalShifts(s, opts.from, opts.to);
       out.final_schedule = { name: 'Final Schedule', rendered_schedule_entries: r.entries(keep(shifts)), rendered_coverage_percentage: coveragePercentage(shifts, opts.from, opts.to) };
     }
-    if (opts.overrides) out.overrides_subschedule = { name: 'Overrides', rendered_schedule_entries: [], rendered_coverage_percentage: 0 };
+    if (opts.overrides) {
+      const shifts = overrideShifts(s, opts.from, opts.to);
+      out.overrides_subschedule = { name: 'Overrides', rendered_schedule_entries: r.entries(keep(shifts)), rendered_coverage_percentage: coveragePercentage(shifts, opts.from, opts.to) };
+    }
     if (opts.nextFor !== undefined) {
       const next = nextShiftFor(s, opts.nextFor, ctx.now, 90 * DAY);
       if (next) out.next_oncall_for_user = { start: r.time(next.start), end: r.time(next.end), user: r.userRef(opts.nextFor) };

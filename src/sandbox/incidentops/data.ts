@@ -11,11 +11,13 @@
  * The parts, in data/, in the order they draw from the random source (a step moved changes
  * every record after it): people.ts (teams, users, team roles), on-call.ts (schedules and
  * escalation policies), services.ts (services and priorities), incidents.ts (incidents, log
- * entries, alerts, notes); common.ts holds what they share.
+ * entries, alerts, notes), coverage.ts (a coverage gap and overrides ahead); common.ts holds
+ * what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
 import { DEMO_USER_ID } from './data/common.js';
+import { addCoverageChanges } from './data/coverage.js';
 import { addTeammateNotes, generateAlerts, generateIncidents } from './data/incidents.js';
 import { generatePolicies, generateSchedules } from './data/on-call.js';
 import { generatePeople } from './data/people.js';
@@ -58,6 +60,8 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // Drawn after everything else, so that adding them changed none of the records above.
   const alertsByIncident = generateAlerts(rng, ids, incidents, servicesById);
   addTeammateNotes(rng, ids, now, incidents, logEntries, teams, eligibleOf, usersById);
+  // Last: a coverage gap and overrides in the next two days (they change no past record).
+  addCoverageChanges(ids, now, people, scheduleByKey);
 
   return {
     generatedAt: now,

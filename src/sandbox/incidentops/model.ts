@@ -61,6 +61,15 @@ export interface ScheduleRecord {
   /** Index 0 has the highest priority: where it has someone on call, lower layers are hidden. */
   layers: LayerRecord[];
   teamIds: string[];
+  /** Someone on call in place of the layers for a while, above every layer; sorted by start, never overlapping. */
+  overrides?: OverrideRecord[];
+}
+
+export interface OverrideRecord {
+  id: string;
+  start: number;
+  end: number;
+  userId: string;
 }
 
 export type TargetRecord = { kind: 'schedule'; id: string } | { kind: 'user'; id: string };

@@ -123,10 +123,9 @@ function subtract(segments: Shift[], cutters: Shift[]): Shift[] {
 
 /** Final-schedule shifts meeting [from, to), sorted by start. */
 export function finalShifts(schedule: ScheduleRecord, from: number, to: number): Shift[] {
-  if (schedule.layers.length === 0) return [];
   // A piece that meets the window can reach out by up to one turn; higher layers that cut it
   // lie inside that reach, so compute every layer over the widened window.
-  const reach = Math.max(...schedule.layers.map((l) => l.turnLengthSeconds * 1000));
+  const reach = Math.max(0, ...schedule.layers.map((l) => l.turnLengthSeconds * 1000));
   const wideFrom = from - reach;
   const wideTo = to + reach;
   let segments: Shift[] = [];
@@ -134,7 +133,17 @@ export function finalShifts(schedule: ScheduleRecord, from: number, to: number):
     const pieces = layerShifts(schedule.layers[i] as LayerRecord, schedule.timeZone, wideFrom, wideTo);
     segments = subtract(segments, pieces).concat(pieces).sort((a, b) => a.start - b.start);
   }
+  // Overrides lie above every layer.
+  const overrides = overrideShifts(schedule, wideFrom, wideTo);
+  if (overrides.length > 0) segments = subtract(segments, overrides).concat(overrides).sort((a, b) => a.start - b.start);
   return segments.filter((s) => intersects(s.start, s.end, from, to));
+}
+
+/** The schedule's overrides meeting [from, to), as shifts of the layer `overrides`, sorted. */
+export function overrideShifts(schedule: ScheduleRecord, from: number, to: number): Shift[] {
+  return (schedule.overrides ?? [])
+    .filter((o) => intersects(o.start, o.end, from, to))
+    .map((o) => ({ userId: o.userId, start: o.start, end: o.end, layerId: 'overrides' }));
 }
 
 /** Who is on call on the final schedule at instant t (null when nobody is). */
