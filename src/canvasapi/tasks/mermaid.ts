@@ -113,7 +113,7 @@ export function parseMermaid(source: string): MermaidFlowchart {
   lines.forEach((raw, index) => {
     const line = index + 1;
     const text = raw.trim();
-    if (!text || text.startsWith('%%') || reader.problems.length >= MAX_PROBLEMS) return;
+    if (!text || text.startsWith('%%') || reader.problems.length >= MAX_PROBLEMS || reader.notFlowchart) return;
     // A `---` block before the header (title, config) is not drawn.
     if (!header && text === '---') {
       if (frontmatter !== undefined) reader.ignored.push(`lines ${frontmatter}-${line}: the front matter (title, config) is not drawn`);
@@ -166,10 +166,13 @@ class Reader {
   readonly ignored: string[] = [];
   readonly problems: string[] = [];
   private open: number | undefined;
+  /** The first line names another kind of diagram: the rest is not read. */
+  notFlowchart = false;
 
   header(text: string, line: number): void {
     const [keyword, direction, ...more] = text.split(/[ \t]+/);
     if (keyword !== 'flowchart' && keyword !== 'graph') {
+      this.notFlowchart = true;
       this.problems.push(`line ${line}: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "${text.slice(0, 30)}" is not a flowchart, and only flowcharts are drawn`);
       return;
     }
@@ -374,6 +377,9 @@ function readLink(cursor: Cursor): Pick<MermaidEdge, 'stroke' | 'arrows' | 'labe
   let label: string | undefined;
   let arrow = cursor.startsWith('>');
   const run = cursor.at - start;
+  if (!arrow && (text[cursor.at] === 'o' || text[cursor.at] === 'x') && !isIdChar(text[cursor.at + 1])) {
+    throw new LineProblem('circle and cross link ends (--o, --x) are not drawn: write --> or ---');
+  }
   if (!arrow && isSpace(text[cursor.at]) && run === 2 && !both) {
     // `-- label -->`: the label runs to the closing part of the link.
     const closers = stroke === 'thick' ? ['==>', '==='] : stroke === 'dotted' ? ['.->', '.-'] : ['-->', '---'];
@@ -391,9 +397,6 @@ function readLink(cursor: Cursor): Pick<MermaidEdge, 'stroke' | 'arrows' | 'labe
     throw new LineProblem(`"${text.slice(start - (both ? 1 : 0), cursor.at + 1)}" is not a link: write -->, ---, -.->, ==> or <-->`);
   }
   if (arrow) cursor.at++;
-  if ((text[cursor.at] === 'o' || text[cursor.at] === 'x') && !isIdChar(text[cursor.at + 1]) && !arrow) {
-    throw new LineProblem(`circle and cross link ends (--o, --x) are not drawn: write --> or ---`);
-  }
   if (both && !arrow) throw new LineProblem('a link that starts with < ends with >: <-->');
   cursor.skipSpace();
   if (cursor.startsWith('|')) {
