@@ -117,8 +117,8 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
     try {
       const created = await create('/v2/boards/{board_id}/frames', {
         data: { title: frame.title, format: 'custom', type: 'freeform' },
-        position: { x: Math.round(anchoring.origin.x + box.x), y: Math.round(anchoring.origin.y + box.y) },
-        geometry: { width: Math.round(box.width), height: Math.round(box.height) },
+        position: { x: anchoring.origin.x + box.x, y: anchoring.origin.y + box.y },
+        geometry: { width: box.width, height: box.height },
       });
       drawn.frames[index] = idOf(created);
       step('frame created');
