@@ -154,4 +154,56 @@ describe('task tools cost well under half the tokens of the contract-only path',
       assert.ok(readme.includes(`| ${contract[task]!.calls} calls, ${n(contract[task]!.tokens)} tokens | \`${tool}\`: 1 call, ${n(tasks[task]!.tokens)} tokens |`), `README: ${tool}'s row gives the measured figures`);
     }
   });
+
+  it('"Add a Retry step after Step 3", and a decision flow written as Mermaid or as nodes and edges', async () => {
+    const contract: Cost = { calls: 0, tokens: 0 };
+    const task: Cost = { calls: 0, tokens: 0 };
+    // Contract: every item page (to find Step 3 and the free space around it), both body schemas, the shape, the connector.
+    const items: J[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call(contract, 'CanvasApi.RetrieveBoardItems', { board_identifier: board, items_limit: '50', ...(cursor ? { pagination_cursor: cursor } : {}) });
+      items.push(...page.data);
+      cursor = page.next_page?.pagination_cursor;
+    } while (cursor);
+    const step3 = items.find((item) => item.data?.content === '<p>Step 3</p>');
+    await call(contract, 'CanvasApi.AddShapeToCanvasBoard', { mode: 'get_request_schema' });
+    await call(contract, 'CanvasApi.AddConnectorToBoard', { mode: 'get_request_schema' });
+    const retry = await call(contract, 'CanvasApi.AddShapeToCanvasBoard', { mode: 'execute', board_id: board, request_body: { data: { content: 'Retry', shape: 'round_rectangle' }, position: { x: step3.position.x, y: step3.position.y + 300 }, geometry: { width: 220, height: 110 } } });
+    await call(contract, 'CanvasApi.AddConnectorToBoard', { mode: 'execute', board_unique_id: board, request_body: { startItem: { id: step3.id }, endItem: { id: retry.id } } });
+    // Task tools: find Step 3, then one CreateDiagram naming it.
+    const found = await call(task, 'CanvasApi.ReadBoard', { board_id: board, query: 'Step 3', item_types: ['shape'] });
+    const id = String(found.items[0]).split(' ')[0];
+    const added = await call(task, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: `flowchart TD\n  item:${id} --> retry[Retry]` });
+    assert.equal(Object.keys(added.node_items).length, 1);
+    assert.equal(task.calls, 2);
+    assert.ok(task.tokens < contract.tokens / 2, `add a step: ${task.tokens} vs ${contract.tokens} tokens`);
+
+    // The same decision flow as nodes and edges, and as Mermaid: the tokens the agent writes, and those of the answer.
+    const nodesForm = {
+      board_id: board,
+      nodes: [{ id: 'A', text: 'Start', shape: 'rectangle' }, { id: 'B', text: 'Is it ready?', shape: 'rhombus' }, { id: 'C', text: 'Ship it' }, { id: 'D', text: 'Backlog', shape: 'can' }],
+      edges: [{ from: 'A', to: 'B' }, { from: 'B', to: 'C', label: 'Yes' }, { from: 'B', to: 'D', label: 'No' }, { from: 'D', to: 'A' }],
+      layout: 'flow-down',
+      origin_x: 15000,
+    };
+    const mermaidForm = { board_id: board, mermaid: 'flowchart TD\n  A[Start] --> B{Is it ready?}\n  B -->|Yes| C(Ship it)\n  B -->|No| D[(Backlog)]\n  D --> A', origin_x: 18000 };
+    const written = { nodes: await countTokens(JSON.stringify(nodesForm)), mermaid: await countTokens(JSON.stringify(mermaidForm)) };
+    const answers = { nodes: { calls: 0, tokens: 0 }, mermaid: { calls: 0, tokens: 0 } };
+    await call(answers.nodes, 'CanvasApi.CreateDiagram', nodesForm);
+    await call(answers.mermaid, 'CanvasApi.CreateDiagram', mermaidForm);
+    assert.ok(written.mermaid < written.nodes * 0.75, `mermaid ${written.mermaid} vs nodes ${written.nodes} tokens written`);
+    if (process.env.MEASURE === '1') {
+      console.log(`add a step: contract ${contract.calls} calls ${contract.tokens} tokens; task tools ${task.calls} calls ${task.tokens} tokens`);
+      console.log(`decision flow: nodes/edges ${written.nodes} written, ${answers.nodes.tokens} answered; mermaid ${written.mermaid} written, ${answers.mermaid.tokens} answered`);
+    }
+    const n = (value: number) => value.toLocaleString('en-US');
+    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
+    const row = page.split('\n').find((line) => line.startsWith('| Add a Retry step after Step 3 |')) ?? '';
+    assert.match(row, new RegExp(`\\| ${contract.calls} \\| ${n(contract.tokens)} \\| [^|]+\\| 2 \\| ${n(task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    for (const [form, label] of [['nodes', '`nodes` and `edges`'], ['mermaid', '`mermaid`']] as const) {
+      const line = page.split('\n').find((l) => l.startsWith(`| The decision flow as ${label} |`)) ?? '';
+      assert.ok(line.endsWith(`| ${n(written[form])} | ${n(answers[form].tokens)} |`), `docs/tasks.md: ${line} (${written[form]}, ${answers[form].tokens})`);
+    }
+  });
 });

@@ -27,6 +27,8 @@ export interface CanvasApiDeps {
    */
   requestBodies: () => Promise<{ schemas: Record<string, unknown>; bodies: BodyValidator }>;
   now: () => Date;
+  /** The platform's web app, for links to boards and items (params.ts boardWebBase); default https://miro.com. */
+  webBase?: string;
   /** The operator's invitation allowlist, applied to every body a sharing tool sends; undefined: none. */
   inviteAllowlist?: InviteAllowlist;
   /** Lists and write echoes keep every field (--full-records); an HTTP request may say otherwise. */

@@ -9,7 +9,7 @@ import type { SharedStore } from '../core/store/store.js';
 import { compileRequestSchemas } from './body-validation.js';
 import { canvasApiCatalogue } from './catalogue.js';
 import { canvasTool, type CanvasApiDeps } from './handler.js';
-import { readBoardLinksOn } from './params.js';
+import { boardWebBase, readBoardLinksOn } from './params.js';
 import { CANVASAPI_ENV, type CanvasApiSettings } from './settings.js';
 import { canvasApiTaskTools } from './tasks/index.js';
 
@@ -172,6 +172,7 @@ export function createCanvasApiServer(options: CanvasApiServerOptions): ToolServ
       ),
       requestBodies: lazyRequestBodies(),
       now: options.now ?? (() => new Date()),
+      webBase: boardWebBase(options.settings.baseUrl),
       ...(options.settings.inviteAllowlist ? { inviteAllowlist: options.settings.inviteAllowlist } : {}),
       fullRecords: options.settings.fullRecords,
     },

@@ -387,3 +387,23 @@ export function inputSchemaFor(params: readonly CanvasParam[], purpose: SchemaPu
   }
   return z.strictObject(shape);
 }
+
+/**
+ * Where the platform's web app opens boards, from its API base URL, as board links are read
+ * (readBoardLinksOn): an `api.` host's domain (https://api.miro.com -> https://miro.com), else the
+ * base URL itself (the sandbox serves its viewLink there).
+ */
+export function boardWebBase(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    if (url.hostname.toLowerCase().startsWith('api.')) return `${url.protocol}//${url.host.slice(4)}`;
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return `https://${PLATFORM_WEB_DOMAIN}`;
+  }
+}
+
+/** A link to a board focused on one item, `{item_id}` to fill in: stated once per answer, the item IDs already listed. */
+export function itemLinkTemplate(webBase: string | undefined, boardId: string): string {
+  return `${webBase ?? `https://${PLATFORM_WEB_DOMAIN}`}/app/board/${encodeURIComponent(boardId).replace(/%3D/g, '=')}/?moveToWidget={item_id}`;
+}

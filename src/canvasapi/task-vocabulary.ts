@@ -21,6 +21,18 @@ export const ITEM_TYPES = ['sticky_note', 'shape', 'text', 'card', 'app_card', '
 export const DIAGRAM_LIMITS = { nodes: 200, edges: 400, textChars: 6_000, nodeIdChars: 100 } as const;
 export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
+/** How an edge names an item already on the board: `item:3458764612345`. */
+export const EXISTING_ITEM_PREFIX = 'item:';
+/** Mermaid text CreateDiagram reads at most: a 200-node flowchart with long labels fits; parsing it is linear and takes milliseconds. */
+export const MERMAID_CHARS = 50_000;
+/** Frames a Mermaid diagram may have (one per subgraph). */
+export const MERMAID_FRAMES = 20;
+/**
+ * Reads to extend a diagram: each existing item an edge names (at most `items`), its frame, and
+ * the items around where the new nodes go (the frame's children, or the board's), `pages` of 50 each.
+ */
+export const EXTEND_READS = { items: 20, frames: 1, pages: 10 } as const;
+
 /** Nodes per bulk-create transaction (the platform's largest). */
 export const DIAGRAM_BULK_SIZE = 20;
 
@@ -29,8 +41,13 @@ export const DIAGRAM_BULK_SIZE = 20;
  * connector per edge), and time for its layout and those requests, within two minutes: the
  * largest diagram is 411 requests, four connectors at a time.
  */
-export function createDiagramBudget(args: { nodes: readonly unknown[]; edges?: readonly unknown[] | undefined; frame_title?: string | undefined }): { requests: number; wallMs: number } {
-  const requests = (args.frame_title ? 1 : 0) + Math.ceil(args.nodes.length / DIAGRAM_BULK_SIZE) + (args.edges?.length ?? 0);
+export function createDiagramBudget(args: { nodes?: readonly unknown[] | undefined; edges?: readonly { from: string; to: string }[] | undefined; frame_title?: string | undefined; mermaid?: string | undefined }): { requests: number; wallMs: number } {
+  // Mermaid text is read on the first call (its reader is not loaded at start): sized for the largest it may hold.
+  const creates = args.mermaid !== undefined
+    ? MERMAID_FRAMES + Math.ceil(DIAGRAM_LIMITS.nodes / DIAGRAM_BULK_SIZE) + DIAGRAM_LIMITS.edges
+    : (args.frame_title ? 1 : 0) + Math.ceil((args.nodes?.length ?? 0) / DIAGRAM_BULK_SIZE) + (args.edges?.length ?? 0);
+  const extending = args.mermaid !== undefined ? args.mermaid.includes(EXISTING_ITEM_PREFIX) : (args.edges ?? []).some((e) => e.from.startsWith(EXISTING_ITEM_PREFIX) || e.to.startsWith(EXISTING_ITEM_PREFIX));
+  const requests = creates + (extending ? EXTEND_READS.items + EXTEND_READS.frames + 2 * EXTEND_READS.pages : 0);
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
 }
 

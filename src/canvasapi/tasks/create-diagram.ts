@@ -1,37 +1,37 @@
 /**
- * CanvasApi.CreateDiagram: nodes and edges drawn on a board. The graph is checked first (nothing
- * is sent for a bad one), laid out (flows by dagre in a worker thread, diagram-layout.ts), then
- * created: an optional frame, the nodes with the bulk endpoint (20 per transaction, all or nothing
- * each), then one connector per edge. Creates are never sent twice (the client's retries follow
- * the `create` effect); a failure part-way stops the node transactions and the answer says what
- * exists, what may exist and what was never sent. Edges are reported by their index in `edges`:
- * the same two nodes may be joined twice, and a node id may hold any character.
+ * CanvasApi.CreateDiagram: a diagram drawn on a board, given as Mermaid flowchart text or as
+ * nodes and edges (diagram-plan.ts reads and checks either; nothing is sent for a bad one). It is
+ * laid out (flows by dagre in a worker thread, diagram-layout.ts; subgraphs as boxes of their
+ * own), placed (beside the existing items its edges name, diagram-placement.ts, else at the
+ * origin), then created: its frames, the nodes with the bulk endpoint (20 per transaction, all or
+ * nothing each), then one connector per edge. Creates are never sent twice (the client's retries
+ * follow the `create` effect); a failure part-way stops the node transactions and the answer says
+ * what exists, what may exist and what was never sent. Edges are reported by their index.
  */
-import { ToolError, type InputIssue } from '../../core/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
 import { isRecord } from '../../core/json.js';
 import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
+import { itemLinkTemplate } from '../params.js';
 import type { CreateDiagramArgs } from './index.js';
 import type { FlowLayout, FlowLayoutInput } from './diagram-layout.js';
-import { DIAGRAM_BULK_SIZE, DIAGRAM_LIMITS, STICKY_COLORS } from '../task-vocabulary.js';
+import { isExisting, planOf, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
+import { placeBeside } from './diagram-placement.js';
+import type { BoardGet } from './board-tags.js';
+import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
 
 type Json = Record<string, unknown>;
-type DiagramNode = CreateDiagramArgs['nodes'][number];
-type DiagramEdge = NonNullable<CreateDiagramArgs['edges']>[number];
-type Diagram = CreateDiagramArgs & { edges: DiagramEdge[] };
 
-/** A connector caption's content at most, as sent (the platform's `Caption.content` maxLength). */
-export const CAPTION_CHARS = 200;
+export { CAPTION_CHARS } from './diagram-plan.js';
 /** Connectors created at once. */
 const CONNECTOR_CONCURRENCY = 4;
 const SHAPE_SIZE = { width: 220, height: 110 };
 const STICKY_SIZE = { width: 200, height: 200 };
 const GAP = { node: 60, rank: 90 };
-/** Room between the frame's edge and the diagram. */
+/** Room between the frame_title frame's edge and the diagram. */
 const FRAME_PADDING = 80;
-const HEX_COLOR = /^#[0-9a-f]{6}$/i;
 
 /** The flow layout, off the event loop: dagre on 200 nodes takes seconds even within its work bound. */
 const FLOW_LAYOUT: OffThreadStep = {
@@ -44,8 +44,16 @@ const FLOW_LAYOUT: OffThreadStep = {
 };
 
 interface Placed {
-  node: DiagramNode;
+  node: PlanNode;
   /** Centre, relative to the diagram's top-left corner. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A frame's box: centre and size, relative to the diagram's top-left corner. */
+interface FrameBox {
   x: number;
   y: number;
   width: number;
@@ -65,9 +73,9 @@ interface Failure {
   error: string;
 }
 
-/** What exists after the calls: node id -> item ID, edge index -> connector ID. */
+/** What exists after the calls: frame index -> frame ID, node id -> item ID, edge index -> connector ID. */
 interface Drawn {
-  frame?: { id: string; title: string };
+  frames: (string | undefined)[];
   itemOf: Map<string, string>;
   connectorOf: (string | null)[];
   failed: Failure[];
@@ -78,53 +86,82 @@ interface Drawn {
 
 type Create = (path: string, body: unknown) => Promise<unknown>;
 
-export async function createDiagram(given: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
-  const args = { ...given, edges: given.edges ?? [] };
-  checkGraph(args);
-  const { placed, leftOut } = await layOut(args, context.signal);
+/** Where the diagram's top-left corner is, and in what: the board, or an existing frame. */
+interface Anchoring {
+  origin: { x: number; y: number };
+  parent?: string;
+  note?: string;
+}
+
+export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  const plan = planOf(args);
+  const { placed, frameBoxes, leftOut } = await layOut(plan, context.signal);
   const { client } = context.deps;
   const { signal } = context;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
   const create: Create = async (path, body) =>
     (await client.request<unknown>({ method: 'POST', effect: 'create', path, pathParams: { board_id: boardId }, body, signal, resourceLabel: label })).data;
-  const drawn: Drawn = { itemOf: new Map(), connectorOf: args.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut };
-  const total = placed.length + args.edges.length + (args.frame_title ? 1 : 0);
+  const get: BoardGet = async (path, query, pageSignal, pathParams = {}) =>
+    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel: label })).data;
+  const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal);
+  const drawn: Drawn = { frames: plan.frames.map(() => undefined), itemOf: new Map(), connectorOf: plan.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut };
+  const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
+  const answer = (): Json => report(args, plan, drawn, anchoring, context.deps.webBase);
 
-  // The frame first: its children are placed from its top-left corner.
-  if (args.frame_title) {
-    const width = Math.max(...placed.map((p) => p.x + p.width / 2)) + 2 * FRAME_PADDING;
-    const height = Math.max(...placed.map((p) => p.y + p.height / 2)) + 2 * FRAME_PADDING;
+  // The frames first: their nodes are placed from their top-left corners.
+  for (const [index, frame] of plan.frames.entries()) {
+    const box = frameBoxes[index]!;
     try {
-      const answer = await create('/v2/boards/{board_id}/frames', {
-        data: { title: args.frame_title, format: 'custom', type: 'freeform' },
-        position: { x: (args.origin_x ?? 0) + width / 2, y: (args.origin_y ?? 0) + height / 2 },
-        geometry: { width, height },
+      const created = await create('/v2/boards/{board_id}/frames', {
+        data: { title: frame.title, format: 'custom', type: 'freeform' },
+        position: { x: anchoring.origin.x + box.x, y: anchoring.origin.y + box.y },
+        geometry: { width: box.width, height: box.height },
       });
-      drawn.frame = { id: idOf(answer), title: args.frame_title };
+      drawn.frames[index] = idOf(created);
       step('frame created');
     } catch (error) {
-      drawn.failed.push({ frame: args.frame_title, ...failureOf(error) });
-      refusedBeforeAnything(error, drawn.failed);
+      drawn.failed.push({ frame: frame.title, ...failureOf(error) });
+      if (index === 0) refusedBeforeAnything(error, drawn.failed);
       drawn.notSentNodes = placed.map((p) => p.node.id);
-      drawn.notSentEdges = args.edges.map((_, index) => index);
-      return report(args, drawn);
+      drawn.notSentEdges = plan.edges.map((_, edge) => edge);
+      return answer();
     }
   }
-  const offset = drawn.frame ? { x: FRAME_PADDING, y: FRAME_PADDING } : { x: args.origin_x ?? 0, y: args.origin_y ?? 0 };
-  await createNodes(placed, offset, drawn, create, step);
-  await createConnectors(args, drawn, create, signal, step);
-  return report(args, drawn);
+  // A node's position: from its frame's top-left corner, or the diagram's origin (on the board or in the existing frame).
+  const positionOf = (p: Placed) => {
+    if (p.node.frame === undefined) return { position: { x: Math.round(anchoring.origin.x + p.x), y: Math.round(anchoring.origin.y + p.y) }, parent: anchoring.parent };
+    const box = frameBoxes[p.node.frame]!;
+    return { position: { x: Math.round(p.x - (box.x - box.width / 2)), y: Math.round(p.y - (box.y - box.height / 2)) }, parent: drawn.frames[p.node.frame] };
+  };
+  await createNodes(placed, positionOf, drawn, create, step);
+  await createConnectors(plan, drawn, create, signal, step);
+  return answer();
+}
+
+/** The diagram's corner: given (origin_x, origin_y), beside the existing items its edges name, or the board's centre. */
+async function anchor(args: CreateDiagramArgs, plan: Plan, placed: Placed[], frameBoxes: FrameBox[], get: BoardGet, signal: AbortSignal): Promise<Anchoring> {
+  const given = { x: args.origin_x ?? 0, y: args.origin_y ?? 0 };
+  if (!plan.existing.length) return { origin: given };
+  const size = {
+    width: Math.max(...placed.map((p) => p.x + p.width / 2), ...frameBoxes.map((b) => b.x + b.width / 2)),
+    height: Math.max(...placed.map((p) => p.y + p.height / 2), ...frameBoxes.map((b) => b.y + b.height / 2)),
+  };
+  const flow = plan.layout === 'grid' ? 'TB' : plan.layout;
+  // Frames do not nest: a diagram with frames of its own goes on the board.
+  const placement = await placeBeside(get, signal, plan.existing, size, flow, plan.frames.length === 0);
+  if (args.origin_x !== undefined || args.origin_y !== undefined) return { origin: given };
+  return { origin: placement.origin, ...(placement.parent ? { parent: placement.parent.id } : {}), note: `${placed.length} new node${placed.length === 1 ? '' : 's'} ${placement.note}` };
 }
 
 /** The nodes, 20 per transaction; the first failure stops the rest (listed as not sent). */
-async function createNodes(placed: Placed[], offset: { x: number; y: number }, drawn: Drawn, create: Create, step: (message: string) => void): Promise<void> {
+async function createNodes(placed: Placed[], positionOf: (p: Placed) => { position: { x: number; y: number }; parent: string | undefined }, drawn: Drawn, create: Create, step: (message: string) => void): Promise<void> {
   for (let start = 0; start < placed.length; start += DIAGRAM_BULK_SIZE) {
     const chunk = placed.slice(start, start + DIAGRAM_BULK_SIZE);
     try {
-      const answer = await create('/v2/boards/{board_id}/items/bulk', chunk.map((p) => bulkItem(p, offset, drawn.frame?.id)));
+      const answer = await create('/v2/boards/{board_id}/items/bulk', chunk.map((p) => bulkItem(p, positionOf(p))));
       const data = isRecord(answer) && Array.isArray(answer.data) ? answer.data : [];
       if (data.length !== chunk.length) throw new ToolError({ kind: 'upstream_error', message: `The platform answered the bulk create with ${data.length} items for ${chunk.length}.` });
       const ids = data.map(idOf);
@@ -137,34 +174,51 @@ async function createNodes(placed: Placed[], offset: { x: number; y: number }, d
         return;
       }
       drawn.failed.push({ nodes: chunk.map((p) => p.node.id), ...failureOf(error) });
-      if (!drawn.frame && start === 0) refusedBeforeAnything(error, drawn.failed);
+      if (!drawn.frames.length && start === 0) refusedBeforeAnything(error, drawn.failed);
       drawn.notSentNodes = placed.slice(start + DIAGRAM_BULK_SIZE).map((p) => p.node.id);
       return;
     }
   }
 }
 
-/** One connector per edge whose two nodes exist; the others, and those a cancellation stopped, are not sent. */
-async function createConnectors(args: Diagram, drawn: Drawn, create: Create, signal: AbortSignal, step: (message: string) => void): Promise<void> {
+/** Snap points by the flow's direction: out of the side it goes to, into the side it comes from. */
+const SNAPS = { TB: ['bottom', 'top'], BT: ['top', 'bottom'], LR: ['right', 'left'], RL: ['left', 'right'], grid: ['auto', 'auto'] } as const;
+
+/** A connector's body: its ends (an existing item by its ID), its caption, its stroke and arrowheads. */
+function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>): Json {
+  const itemId = (end: string) => (isExisting(end) ? end.slice(EXISTING_ITEM_PREFIX.length) : itemOf.get(end));
+  // An existing item may be on any side of the new nodes.
+  const snaps = isExisting(edge.from) || isExisting(edge.to) ? SNAPS.grid : SNAPS[plan.layout];
+  const style: Json = {
+    ...(edge.stroke === 'dotted' ? { strokeStyle: 'dashed' } : {}),
+    ...(edge.stroke === 'thick' ? { strokeWidth: '4' } : {}),
+    ...(edge.arrows === 'none' ? { endStrokeCap: 'none' } : {}),
+    ...(edge.arrows === 'both' ? { startStrokeCap: 'stealth' } : {}),
+  };
+  return {
+    startItem: { id: itemId(edge.from), snapTo: snaps[0] },
+    endItem: { id: itemId(edge.to), snapTo: snaps[1] },
+    shape: plan.layout === 'grid' ? 'curved' : 'elbowed',
+    ...(edge.label ? { captions: [{ content: escapeHtml(edge.label) }] } : {}),
+    ...(Object.keys(style).length ? { style } : {}),
+  };
+}
+
+/** One connector per edge whose two ends exist; the others, and those a cancellation stopped, are not sent. */
+async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal: AbortSignal, step: (message: string) => void): Promise<void> {
   const { itemOf, connectorOf } = drawn;
+  const exists = (end: string) => isExisting(end) || itemOf.has(end);
   const ready: number[] = [];
-  args.edges.forEach((edge, index) => (itemOf.has(edge.from) && itemOf.has(edge.to) ? ready : drawn.notSentEdges).push(index));
-  const snaps = args.layout === 'flow-down' ? ['bottom', 'top'] : args.layout === 'flow-right' ? ['right', 'left'] : ['auto', 'auto'];
+  plan.edges.forEach((edge, index) => (exists(edge.from) && exists(edge.to) ? ready : drawn.notSentEdges).push(index));
   let next = 0;
   let created = 0;
   let outOfTime = false;
   const sender = async () => {
     while (next < ready.length && !signal.aborted && !outOfTime) {
       const index = ready[next++]!;
-      const edge = args.edges[index]!;
+      const edge = plan.edges[index]!;
       try {
-        const answer = await create('/v2/boards/{board_id}/connectors', {
-          startItem: { id: itemOf.get(edge.from), snapTo: snaps[0] },
-          endItem: { id: itemOf.get(edge.to), snapTo: snaps[1] },
-          shape: args.layout === 'grid' ? 'curved' : 'elbowed',
-          ...(edge.label ? { captions: [{ content: escapeHtml(edge.label) }] } : {}),
-        });
-        connectorOf[index] = idOf(answer);
+        connectorOf[index] = idOf(await create('/v2/boards/{board_id}/connectors', connectorBody(plan, edge, itemOf)));
         step(`${++created} of ${ready.length} connectors created`);
       } catch (error) {
         // Refused before sending (the call's time is up): it and the rest are not sent.
@@ -192,20 +246,27 @@ function refusedBeforeAnything(error: unknown, failed: Failure[]): void {
   if (error instanceof ToolError && failed.length === 1 && failed[0]?.outcome === 'not_created') throw error;
 }
 
-function report(args: Diagram, drawn: Drawn): Json {
-  const { frame, itemOf, connectorOf, failed, notSentNodes, notSentEdges, leftOut } = drawn;
+function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: Anchoring, webBase: string | undefined): Json {
+  const { frames, itemOf, connectorOf, failed, notSentNodes, notSentEdges, leftOut } = drawn;
   const connectors = connectorOf.filter((id) => id !== null).length;
-  const complete = itemOf.size === args.nodes.length && connectors === args.edges.length;
+  const complete = itemOf.size === plan.nodes.length && connectors === plan.edges.length;
   const mayExist = failed.filter((f) => f.outcome === 'may_exist');
   const mayExistCount = mayExist.reduce((sum, f) => sum + (f.nodes?.length ?? 1), 0);
+  const madeFrames = frames.filter((id): id is string => id !== undefined);
+  const where = madeFrames.length === 1 && !plan.framesAreGroups ? ` in frame ${madeFrames[0]}` : madeFrames.length ? ` in ${madeFrames.length} frame${madeFrames.length === 1 ? '' : 's'}` : anchoring.parent ? ` in frame ${anchoring.parent}` : '';
   const result: Json = {
     summary:
-      `${itemOf.size} of ${args.nodes.length} nodes and ${connectors} of ${args.edges.length} connectors created${frame ? ` in frame ${frame.id}` : ''}` +
+      `${itemOf.size} of ${plan.nodes.length} nodes and ${connectors} of ${plan.edges.length} connectors created${where}` +
       (mayExistCount ? `; ${mayExistCount} more item${mayExistCount === 1 ? '' : 's'} may exist (failed, may_exist).` : '.'),
     board_id: args.board_id,
-    ...(frame ? { frame } : {}),
+    item_link: itemLinkTemplate(webBase, args.board_id),
+    ...(plan.framesAreGroups
+      ? madeFrames.length ? { frames: Object.fromEntries(plan.frames.flatMap((frame, index) => (frames[index] ? [[frame.key ?? frame.title, frames[index]]] : []))) } : {}
+      : frames[0] ? { frame: { id: frames[0], title: plan.frames[0]!.title } } : {}),
     node_items: Object.fromEntries(itemOf),
     connector_items: connectorOf,
+    ...(anchoring.note ? { placed: anchoring.note } : {}),
+    ...(plan.notes.length ? { not_drawn: plan.notes.length > 10 ? [...plan.notes.slice(0, 10), `and ${plan.notes.length - 10} more`] : plan.notes } : {}),
   };
   if (leftOut.length) {
     const named = leftOut.slice(0, 10).map((index) => `edges[${index}]`).join(', ') + (leftOut.length > 10 ? ', ...' : '');
@@ -221,8 +282,8 @@ function report(args: Diagram, drawn: Drawn): Json {
       };
     }
     result.next_step = mayExist.length
-      ? 'Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before drawing them again. Draw the rest with a diagram of only what is missing, connected with AddConnectorToBoard to the items above.'
-      : 'Nothing listed as failed or not sent exists: draw those nodes and edges again (a diagram of only what is missing; connect to the items above with AddConnectorToBoard).';
+      ? 'Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before drawing them again. Draw the rest with a diagram of only what is missing, its edges naming the items above as item:<ID>.'
+      : 'Nothing listed as failed or not sent exists: draw those nodes and edges again (a diagram of only what is missing, its edges naming the items above as item:<ID>).';
   }
   return result;
 }
@@ -241,78 +302,56 @@ function idOf(record: unknown): string {
   throw new ToolError({ kind: 'upstream_error', message: 'The platform answered a create without the new item\'s ID.' });
 }
 
-function bulkItem(p: Placed, offset: { x: number; y: number }, frameId: string | undefined): Json {
-  const position = { x: Math.round(offset.x + p.x), y: Math.round(offset.y + p.y) };
-  const parent = frameId ? { parent: { id: frameId } } : {};
+function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent: string | undefined }): Json {
+  const parent = where.parent ? { parent: { id: where.parent } } : {};
   if (p.node.shape === 'sticky_note') {
-    return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position, geometry: { width: p.width }, ...parent };
+    return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position: where.position, geometry: { width: p.width }, ...parent };
   }
   return {
     type: 'shape',
     data: { content: escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },
     ...(p.node.color ? { style: { fillColor: p.node.color } } : {}),
-    position,
+    position: where.position,
     geometry: { width: p.width, height: p.height },
     ...parent,
   };
 }
 
+const sizeOf = (node: PlanNode) => (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);
+
 /**
- * The checks zod cannot make: node IDs unique, edges between known nodes, colours that fit the
- * kind of node, texts within their limits as sent (HTML-escaped: each of & < > " ' takes 5).
+ * Centres and sizes relative to the diagram's top-left corner, its frames' boxes, and the edges
+ * the flow layout left out. Subgraphs are laid out by dagre as boxes of their own (a cluster
+ * each, with its padding); a frame_title frame wraps the whole diagram with FRAME_PADDING.
  */
-function checkGraph(args: Diagram): void {
-  const issues: InputIssue[] = [];
-  const seen = new Map<string, number>();
-  args.nodes.forEach((node, index) => {
-    const first = seen.get(node.id);
-    if (first !== undefined) issues.push({ parameter: `nodes[${index}].id`, problem: `"${node.id}" is already the id of nodes[${first}]; node ids must be unique` });
-    else seen.set(node.id, index);
-    const textIssue = escapedTooLong(node.text, DIAGRAM_LIMITS.textChars);
-    if (textIssue) issues.push({ parameter: `nodes[${index}].text`, problem: textIssue });
-    if (node.color === undefined) return;
-    if (node.shape === 'sticky_note' && !(STICKY_COLORS as readonly string[]).includes(node.color)) {
-      issues.push({ parameter: `nodes[${index}].color`, problem: `a sticky note's colour must be one of ${STICKY_COLORS.join(', ')} (got "${node.color.slice(0, 30)}")` });
-    } else if (node.shape !== 'sticky_note' && !HEX_COLOR.test(node.color)) {
-      issues.push({ parameter: `nodes[${index}].color`, problem: `a shape's colour must be #RRGGBB, e.g. "#a6ccf5" (got "${node.color.slice(0, 30)}")` });
-    }
-  });
-  const known = [...seen.keys()];
-  const sample = known.slice(0, 10).map((id) => `"${id}"`).join(', ') + (known.length > 10 ? ', ...' : '');
-  args.edges.forEach((edge, index) => {
-    for (const end of ['from', 'to'] as const) {
-      if (!seen.has(edge[end])) issues.push({ parameter: `edges[${index}].${end}`, problem: `"${edge[end].slice(0, 100)}" is not the id of any node; the nodes are ${sample}` });
-    }
-    if (edge.from === edge.to) issues.push({ parameter: `edges[${index}].to`, problem: 'must differ from from: a connector joins two different items' });
-    const labelIssue = edge.label === undefined ? undefined : escapedTooLong(edge.label, CAPTION_CHARS);
-    if (labelIssue) issues.push({ parameter: `edges[${index}].label`, problem: labelIssue });
-  });
-  if (issues.length) throw ToolError.invalidInput(issues);
-}
-
-/** Why a text is too long once HTML-escaped, or undefined when it fits. */
-function escapedTooLong(text: string, limit: number): string | undefined {
-  const sent = escapeHtml(text).length;
-  if (sent <= limit) return undefined;
-  return `is ${sent} characters once HTML-escaped (each of & < > " ' counts 5), more than the ${limit} allowed; shorten it or use fewer of those characters`;
-}
-
-/** Centres and sizes relative to the diagram's top-left corner, and the edges the flow layout left out. */
-async function layOut(args: Diagram, signal: AbortSignal): Promise<{ placed: Placed[]; leftOut: number[] }> {
-  const sizeOf = (node: DiagramNode) => (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);
-  if (args.layout === 'grid') {
-    const columns = Math.ceil(Math.sqrt(args.nodes.length));
-    const cell = { width: Math.max(...args.nodes.map((n) => sizeOf(n).width)) + GAP.node, height: Math.max(...args.nodes.map((n) => sizeOf(n).height)) + GAP.node };
-    const placed = args.nodes.map((node, index) => ({ node, ...sizeOf(node), x: (index % columns) * cell.width + sizeOf(node).width / 2, y: Math.floor(index / columns) * cell.height + sizeOf(node).height / 2 }));
-    return { placed, leftOut: [] };
+async function layOut(plan: Plan, signal: AbortSignal): Promise<{ placed: Placed[]; frameBoxes: FrameBox[]; leftOut: number[] }> {
+  let placed: Placed[];
+  let groupBoxes: FrameBox[] = [];
+  let leftOut: number[] = [];
+  if (plan.layout === 'grid') {
+    const columns = Math.ceil(Math.sqrt(plan.nodes.length));
+    const cell = { width: Math.max(...plan.nodes.map((n) => sizeOf(n).width)) + GAP.node, height: Math.max(...plan.nodes.map((n) => sizeOf(n).height)) + GAP.node };
+    placed = plan.nodes.map((node, index) => ({ node, ...sizeOf(node), x: (index % columns) * cell.width + sizeOf(node).width / 2, y: Math.floor(index / columns) * cell.height + sizeOf(node).height / 2 }));
+  } else {
+    // Edges to existing items are drawn, but do not shape the layout of the new nodes.
+    const inner = plan.edges.filter((edge) => !isExisting(edge.from) && !isExisting(edge.to));
+    const input: FlowLayoutInput = {
+      nodes: plan.nodes.map((node) => ({ id: node.id, ...sizeOf(node) })),
+      edges: inner.map(({ from, to }) => ({ from, to })),
+      direction: plan.layout,
+      nodeGap: GAP.node,
+      rankGap: GAP.rank,
+      ...(plan.framesAreGroups ? { groups: plan.nodes.map((node) => node.frame), groupCount: plan.frames.length } : {}),
+    };
+    const layout = await runOffThread<FlowLayoutInput, FlowLayout>(FLOW_LAYOUT, input, signal);
+    const indexOf = new Map(inner.map((edge, index) => [index, plan.edges.indexOf(edge)]));
+    leftOut = layout.leftOut.map((index) => indexOf.get(index)!);
+    placed = plan.nodes.map((node, index) => ({ node, ...sizeOf(node), ...layout.centres[index]! }));
+    groupBoxes = layout.groupBoxes;
   }
-  const input: FlowLayoutInput = {
-    nodes: args.nodes.map((node) => ({ id: node.id, ...sizeOf(node) })),
-    edges: args.edges.map(({ from, to }) => ({ from, to })),
-    direction: args.layout === 'flow-down' ? 'TB' : 'LR',
-    nodeGap: GAP.node,
-    rankGap: GAP.rank,
-  };
-  const { centres, leftOut } = await runOffThread<FlowLayoutInput, FlowLayout>(FLOW_LAYOUT, input, signal);
-  return { placed: args.nodes.map((node, index) => ({ node, ...sizeOf(node), ...centres[index]! })), leftOut };
+  if (plan.framesAreGroups || !plan.frames.length) return { placed, frameBoxes: groupBoxes, leftOut };
+  // The frame_title frame: the diagram inside it, FRAME_PADDING from each side.
+  const width = Math.max(...placed.map((p) => p.x + p.width / 2)) + 2 * FRAME_PADDING;
+  const height = Math.max(...placed.map((p) => p.y + p.height / 2)) + 2 * FRAME_PADDING;
+  return { placed: placed.map((p) => ({ ...p, x: p.x + FRAME_PADDING, y: p.y + FRAME_PADDING })), frameBoxes: [{ x: width / 2, y: height / 2, width, height }], leftOut };
 }

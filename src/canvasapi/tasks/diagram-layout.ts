@@ -16,7 +16,10 @@ import { Graph, layout } from '@dagrejs/dagre';
 export interface FlowLayoutInput {
   nodes: { id: string; width: number; height: number }[];
   edges: { from: string; to: string }[];
-  direction: 'TB' | 'LR';
+  direction: 'TB' | 'BT' | 'LR' | 'RL';
+  /** Each node's group (a subgraph, drawn as a frame) by index, if any: dagre lays each group out as a box of its own. */
+  groups?: (number | undefined)[];
+  groupCount?: number;
   nodeGap: number;
   rankGap: number;
   /** Default BEND_POINT_LIMIT. */
@@ -28,7 +31,12 @@ export interface FlowLayout {
   centres: { x: number; y: number }[];
   /** Indices of the edges left out of the layout to stay within BEND_POINT_LIMIT, ascending. */
   leftOut: number[];
+  /** Each group's box (centre and size), from the same corner. */
+  groupBoxes: { x: number; y: number; width: number; height: number }[];
 }
+
+/** A group's key in dagre's graph: apart from every node id (which never holds a NUL). */
+const groupKey = (index: number) => `\u0000group ${index}`;
 
 /** Bend points dagre may add: about 2 s of layout on one busy core, 150 MB. */
 export const BEND_POINT_LIMIT = 3_000;
@@ -42,18 +50,29 @@ interface LayoutGraph {
 }
 
 export function layOutFlow(input: FlowLayoutInput): FlowLayout {
-  const graph = new Graph({ multigraph: true });
+  const groupCount = input.groupCount ?? 0;
+  const graph = new Graph({ multigraph: true, compound: groupCount > 0 });
   graph.setGraph({ rankdir: input.direction, nodesep: input.nodeGap, ranksep: input.rankGap, marginx: 0, marginy: 0 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const node of input.nodes) graph.setNode(node.id, { width: node.width, height: node.height });
+  for (let group = 0; group < groupCount; group++) graph.setNode(groupKey(group), {});
+  input.nodes.forEach((node, index) => {
+    const group = input.groups?.[index];
+    if (group !== undefined) (graph as unknown as { setParent(id: string, parent: string): void }).setParent(node.id, groupKey(group));
+  });
   input.edges.forEach((edge, index) => graph.setEdge(edge.from, edge.to, {}, String(index)));
   const leftOut = edgesToLeaveOut(graph as LayoutGraph, input.edges.length, input.bendPointLimit ?? BEND_POINT_LIMIT);
   for (const index of leftOut) graph.removeEdge(input.edges[index]!.from, input.edges[index]!.to, String(index));
   layout(graph);
   const at = input.nodes.map((node) => (graph as LayoutGraph).node(node.id));
-  const left = Math.min(...input.nodes.map((node, i) => at[i]!.x - node.width / 2));
-  const top = Math.min(...input.nodes.map((node, i) => at[i]!.y - node.height / 2));
-  return { centres: at.map((p) => ({ x: p.x - left, y: p.y - top })), leftOut: leftOut.sort((a, b) => a - b) };
+  const boxes = Array.from({ length: groupCount }, (_, group) => (graph as LayoutGraph).node(groupKey(group)) as { x: number; y: number; width: number; height: number });
+  const left = Math.min(...input.nodes.map((node, i) => at[i]!.x - node.width / 2), ...boxes.map((b) => b.x - b.width / 2));
+  const top = Math.min(...input.nodes.map((node, i) => at[i]!.y - node.height / 2), ...boxes.map((b) => b.y - b.height / 2));
+  return {
+    centres: at.map((p) => ({ x: p.x - left, y: p.y - top })),
+    leftOut: leftOut.sort((a, b) => a - b),
+    groupBoxes: boxes.map((b) => ({ x: b.x - left, y: b.y - top, width: b.width, height: b.height })),
+  };
 }
 
 /** The graph as dagre walks it: nodes in its order, each node's out-edges in its order, edges by index. */

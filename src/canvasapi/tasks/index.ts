@@ -9,7 +9,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
+import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -40,6 +40,7 @@ const readBoardInput = () =>
 const createDiagramInput = () =>
   z.strictObject({
     board_id: boardId(),
+    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart text instead of nodes/edges'),
     nodes: genericCap(
       z
         .array(
@@ -52,10 +53,10 @@ const createDiagramInput = () =>
         )
         .max(DIAGRAM_LIMITS.nodes)
         .refine((nodes) => nodes.length > 0, { message: 'must have at least one node' }),
-    ),
-    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
+    ).optional(),
+    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1).describe('node id or item:<ID>'), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
       .optional(),
-    layout: z.enum(['flow-down', 'flow-right', 'grid']),
+    layout: z.enum(['flow-down', 'flow-right', 'grid']).optional(),
     origin_x: z.number().optional(),
     origin_y: z.number().optional(),
     frame_title: text(200).trim().min(1).optional(),
@@ -94,7 +95,7 @@ const readBoard = taskTool(readBoardInput, {
 const createDiagram = taskTool(createDiagramInput, {
   name: 'CanvasApi.CreateDiagram',
   title: 'Draw a diagram',
-  description: 'Draws nodes and edges, laid out, optionally in a new frame. Answers node id -> item ID; failures say if a retry is safe.',
+  description: 'Draws a Mermaid flowchart or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
   handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),

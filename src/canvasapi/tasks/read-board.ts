@@ -16,6 +16,7 @@ import { RESULT_BUDGET_BYTES } from '../../core/tools/result-budget.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
+import { itemLinkTemplate } from '../params.js';
 import type { ReadBoardArgs } from './index.js';
 import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
 import { connectorLine, cut, END_TEXT_CHARS, itemLine, lineBytes, placement, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
@@ -115,6 +116,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   ].filter((note): note is string => typeof note === 'string' && note.length > 0);
   return {
     board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
+    item_link: itemLinkTemplate(context.deps.webBase, boardId),
     ...counts.fields,
     frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map((frame) => `${frame.id} "${cut(frame.text, 200)}" ${placement(frame)}`),
     item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',

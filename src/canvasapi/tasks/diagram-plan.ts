@@ -1,0 +1,166 @@
+/**
+ * CreateDiagram's input, whichever form it came in (Mermaid text, or nodes and edges), as one
+ * plan: nodes, edges, frames (a subgraph each, or the one `frame_title`), the flow's direction.
+ * Everything is checked here, before anything is sent; each problem names its parameter path
+ * (`edges[3].to`) or, for Mermaid text, its line (`mermaid`: `line 4: ...`).
+ */
+import { ToolError, type InputIssue } from '../../core/errors.js';
+import { escapeHtml } from '../../core/html.js';
+import type { CreateDiagramArgs } from './index.js';
+import { parseMermaid, MermaidError, type MermaidDirection } from './mermaid.js';
+import { DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX, EXTEND_READS, STICKY_COLORS } from '../task-vocabulary.js';
+
+/** A connector caption's content at most, as sent (the platform's `Caption.content` maxLength). */
+export const CAPTION_CHARS = 200;
+const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+
+export interface PlanNode {
+  id: string;
+  text: string;
+  shape?: string;
+  color?: string;
+  /** The frame it is drawn in, by index in `frames`. */
+  frame?: number;
+}
+
+export interface PlanEdge {
+  /** A node id, or `item:<ID>`: an item already on the board. */
+  from: string;
+  to: string;
+  label?: string;
+  stroke?: 'normal' | 'dotted' | 'thick';
+  arrows?: 'end' | 'none' | 'both';
+}
+
+export interface Plan {
+  nodes: PlanNode[];
+  edges: PlanEdge[];
+  layout: 'grid' | MermaidDirection;
+  /** New frames: one per subgraph (each holding its nodes), or the frame_title one (holding all). */
+  frames: { title: string; key?: string }[];
+  /** Subgraphs are laid out as boxes of their own; a frame_title frame wraps the whole diagram. */
+  framesAreGroups: boolean;
+  /** The existing items the edges name (IDs without the prefix), in order of first mention. */
+  existing: string[];
+  /** Mermaid lines read but not drawn. */
+  notes: string[];
+}
+
+const LAYOUTS = { 'flow-down': 'TB', 'flow-right': 'LR', grid: 'grid' } as const;
+
+export function planOf(args: CreateDiagramArgs): Plan {
+  if ((args.mermaid === undefined) === (args.nodes === undefined)) {
+    const problem = args.mermaid === undefined ? 'give the diagram as mermaid (flowchart text) or as nodes (with edges)' : 'give mermaid or nodes, not both';
+    throw ToolError.invalidInput([
+      { parameter: 'mermaid', problem },
+      { parameter: 'nodes', problem },
+    ]);
+  }
+  const plan = args.mermaid !== undefined ? mermaidPlan(args, args.mermaid) : nodesPlan(args);
+  const refs = new Set(plan.edges.flatMap((edge) => [edge.from, edge.to]).filter(isExisting));
+  plan.existing = [...refs].map((ref) => ref.slice(EXISTING_ITEM_PREFIX.length));
+  if (plan.existing.length > EXTEND_READS.items) {
+    throw ToolError.invalidInput([{ parameter: args.mermaid !== undefined ? 'mermaid' : 'edges', problem: `names ${plan.existing.length} existing items (item:<ID>); at most ${EXTEND_READS.items}` }]);
+  }
+  return plan;
+}
+
+export const isExisting = (end: string) => end.startsWith(EXISTING_ITEM_PREFIX);
+
+function nodesPlan(args: CreateDiagramArgs): Plan {
+  const nodes = args.nodes ?? [];
+  const edges = args.edges ?? [];
+  if (!args.layout) throw ToolError.invalidInput([{ parameter: 'layout', problem: 'is required with nodes: flow-down, flow-right or grid' }]);
+  const plan: Plan = {
+    nodes: nodes.map((node) => ({ ...node, ...(args.frame_title ? { frame: 0 } : {}) })),
+    edges: edges.map((edge) => ({ ...edge })),
+    layout: LAYOUTS[args.layout],
+    frames: args.frame_title ? [{ title: args.frame_title }] : [],
+    framesAreGroups: false,
+    existing: [],
+    notes: [],
+  };
+  checkGraph(plan, (kind, index, field) => ({ parameter: `${kind}s[${index}]${field ? `.${field}` : ''}`, prefix: '' }));
+  return plan;
+}
+
+function mermaidPlan(args: CreateDiagramArgs, text: string): Plan {
+  const issues: InputIssue[] = [];
+  if (args.edges !== undefined) issues.push({ parameter: 'edges', problem: 'goes with nodes; with mermaid, write the edges in the text' });
+  if (args.layout !== undefined) issues.push({ parameter: 'layout', problem: 'leave it out with mermaid: the first line\'s direction decides (flowchart TD, LR, BT, RL)' });
+  if (issues.length) throw ToolError.invalidInput(issues);
+  let chart;
+  try {
+    chart = parseMermaid(text);
+  } catch (error) {
+    if (error instanceof MermaidError) throw ToolError.invalidInput(error.problems.map((problem) => ({ parameter: 'mermaid', problem })));
+    throw error;
+  }
+  if (args.frame_title && chart.subgraphs.length) {
+    throw ToolError.invalidInput([{ parameter: 'frame_title', problem: 'leave it out: each subgraph is drawn as a frame of its own, and frames do not nest' }]);
+  }
+  const plan: Plan = {
+    nodes: chart.nodes.map(({ id, text: nodeText, shape, color, subgraph }) => ({ id, text: nodeText, shape, ...(color ? { color } : {}), ...(args.frame_title ? { frame: 0 } : subgraph !== undefined ? { frame: subgraph } : {}) })),
+    edges: chart.edges.map(({ from, to, label, stroke, arrows }) => ({ from, to, ...(label ? { label } : {}), stroke, arrows })),
+    layout: chart.direction,
+    frames: args.frame_title ? [{ title: args.frame_title }] : chart.subgraphs.map((s) => ({ title: s.title, key: s.key })),
+    framesAreGroups: !args.frame_title,
+    existing: [],
+    notes: chart.ignored,
+  };
+  const lineOf = { node: chart.nodes.map((n) => n.line), edge: chart.edges.map((e) => e.line) };
+  checkGraph(plan, (kind, index, field) => ({ parameter: 'mermaid', prefix: lineOf[kind][index] === undefined ? '' : `line ${lineOf[kind][index]}: ${kind === 'node' ? `node ${plan.nodes[index]!.id}` : `the edge ${plan.edges[index]!.from} -> ${plan.edges[index]!.to}`}${field ? `'s ${field}` : ''} ` }));
+  return plan;
+}
+
+type Namer = (kind: 'node' | 'edge', index: number, field: string) => { parameter: string; prefix: string };
+
+/**
+ * The checks zod cannot make: node IDs unique, edges between known nodes (or existing items),
+ * colours that fit the kind of node, texts within their limits as sent (HTML-escaped: each of
+ * & < > " ' takes 5).
+ */
+function checkGraph(plan: Plan, name: Namer): void {
+  const issues: InputIssue[] = [];
+  const add = (kind: 'node' | 'edge', index: number, field: string, problem: string) => {
+    const { parameter, prefix } = name(kind, index, field);
+    issues.push({ parameter, problem: `${prefix}${problem}` });
+  };
+  const seen = new Map<string, number>();
+  plan.nodes.forEach((node, index) => {
+    const first = seen.get(node.id);
+    if (first !== undefined) add('node', index, 'id', `"${node.id}" is already the id of nodes[${first}]; node ids must be unique`);
+    else seen.set(node.id, index);
+    if (isExisting(node.id)) add('node', index, 'id', `"${node.id.slice(0, 100)}" starts with ${EXISTING_ITEM_PREFIX}, which names an existing item in edges: pick another id`);
+    const textIssue = escapedTooLong(node.text, DIAGRAM_LIMITS.textChars);
+    if (textIssue) add('node', index, 'text', textIssue);
+    if (node.color === undefined) return;
+    if (node.shape === 'sticky_note' && !(STICKY_COLORS as readonly string[]).includes(node.color)) {
+      add('node', index, 'color', `a sticky note's colour must be one of ${STICKY_COLORS.join(', ')} (got "${node.color.slice(0, 30)}")`);
+    } else if (node.shape !== 'sticky_note' && !HEX_COLOR.test(node.color)) {
+      add('node', index, 'color', `a shape's colour must be #RRGGBB, e.g. "#a6ccf5" (got "${node.color.slice(0, 30)}")`);
+    }
+  });
+  const known = [...seen.keys()];
+  const sample = known.slice(0, 10).map((id) => `"${id}"`).join(', ') + (known.length > 10 ? ', ...' : '');
+  plan.edges.forEach((edge, index) => {
+    for (const end of ['from', 'to'] as const) {
+      const id = edge[end];
+      if (isExisting(id) ? id.length === EXISTING_ITEM_PREFIX.length : !seen.has(id)) {
+        add('edge', index, end, `"${id.slice(0, 100)}" is not the id of any node; the nodes are ${sample} (an item already on the board is ${EXISTING_ITEM_PREFIX}<its ID>)`);
+      }
+    }
+    if (edge.from === edge.to) add('edge', index, 'to', 'must differ from from: a connector joins two different items');
+    const labelIssue = edge.label === undefined ? undefined : escapedTooLong(edge.label, CAPTION_CHARS);
+    if (labelIssue) add('edge', index, 'label', labelIssue);
+  });
+  if (!plan.nodes.length) add('node', 0, '', 'a diagram needs at least one new node');
+  if (issues.length) throw ToolError.invalidInput(issues);
+}
+
+/** Why a text is too long once HTML-escaped, or undefined when it fits. */
+function escapedTooLong(text: string, limit: number): string | undefined {
+  const sent = escapeHtml(text).length;
+  if (sent <= limit) return undefined;
+  return `is ${sent} characters once HTML-escaped (each of & < > " ' counts 5), more than the ${limit} allowed; shorten it or use fewer of those characters`;
+}
