@@ -70,7 +70,8 @@ describe('the flow layout', () => {
         assert.deepEqual(leftOut, [...new Set(leftOut)].sort((a, b) => a - b));
         if (leftOut.length) leftSome++;
       }),
-      { numRuns: 40 },
+      // A fixed seed: how many random graphs pass a random bound must not decide whether the test passes.
+      { numRuns: 60, seed: 20261127 },
     );
     assert.ok(leftSome > 5, `the bound was passed in ${leftSome} runs`);
   });
