@@ -11,7 +11,8 @@
  * The parts, in data/, in the order they draw from the random source (a step moved changes
  * every record after it): people.ts (teams, users, team roles), on-call.ts (schedules and
  * escalation policies), services.ts (services and priorities), incidents.ts (incidents, log
- * entries, alerts, notes); common.ts holds what they share.
+ * entries, alerts, notes), recurrences.ts (earlier recurrences of a few incidents, change
+ * events); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -20,6 +21,7 @@ import { addTeammateNotes, generateAlerts, generateIncidents } from './data/inci
 import { generatePolicies, generateSchedules } from './data/on-call.js';
 import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
+import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -58,6 +60,9 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // Drawn after everything else, so that adding them changed none of the records above.
   const alertsByIncident = generateAlerts(rng, ids, incidents, servicesById);
   addTeammateNotes(rng, ids, now, incidents, logEntries, teams, eligibleOf, usersById);
+  // Last of all, for the same reason: past recurrences of a few incidents, and change events.
+  const recurring = addRecurrences({ rng, ids, now, incidents, logEntries, alertsByIncident, servicesById, usersById, teams, eligibleOf });
+  const changeEvents = generateChangeEvents(rng, incidents, servicesById, recurring);
 
   return {
     generatedAt: now,
@@ -81,5 +86,6 @@ export function generateDataset(options: GenerateOptions): Dataset {
     incidentsById: new Map(incidents.map((i) => [i.id, i])),
     logEntriesById: new Map(logEntries.map((l) => [l.id, l])),
     alertsByIncident,
+    changeEvents,
   };
 }
