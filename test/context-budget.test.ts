@@ -61,11 +61,11 @@ describe('context budgets', () => {
     assert.ok(size.listBytes <= 9 * 1024, `tools/list ${size.listBytes} B`);
   });
 
-  it('the everyday profile costs under 3,000 tokens and meta mode under 1,500, on every server and in both name styles', async () => {
+  it('the everyday profile costs under 3,500 tokens and meta mode under 1,500, on every server and in both name styles', async () => {
     for (const { entry } of servers) {
       for (const nameStyle of ['contract', 'underscore'] as const) {
         const everyday = await sizeOf(entry.id, { nameStyle, selections: [{ profile: 'everyday' }] });
-        assert.ok(everyday.listTokens < 3000, `${entry.id} everyday: ${everyday.listTokens} tokens`);
+        assert.ok(everyday.listTokens < 3500, `${entry.id} everyday: ${everyday.listTokens} tokens`);
         const meta = await sizeOf(entry.id, { nameStyle, selections: [{ profile: 'meta' }] });
         assert.ok(meta.listTokens < 1500, `${entry.id} meta: ${meta.listTokens} tokens`);
       }

@@ -140,6 +140,9 @@ export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
  */
 export const TASK_PAGES = { logEntries: 10, incidentOnCalls: 10, teamPolicies: 2, shifts: 50 } as const;
 
+/** Pages of 100 resolved incidents FindSimilarIncidents ranks itself when the platform has no past incidents for the account. */
+export const SIMILAR_INCIDENT_PAGES = 10;
+
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';

@@ -57,7 +57,8 @@ export async function otherOpenIncidents(api: IncidentOpsApi, incident: Json, si
     open = page.items.map((related) => related.incident).filter((related): related is Json => isRecord(related) && OPEN.has(String(related.status)));
   } catch (error) {
     const serviceId = isRecord(incident.service) ? incident.service.id : undefined;
-    if (!planLacks(error) || typeof serviceId !== 'string') throw error;
+    if (!planLacks(error)) throw error;
+    if (typeof serviceId !== 'string') return [lackingNote(error, 'Related incidents')];
     lines.push(`${lackingNote(error, 'Related incidents')} Open incidents of its service instead.`);
     const page = await api.listPage('/incidents', 'incidents', { 'service_ids[]': [serviceId], 'statuses[]': [...OPEN], date_range: 'all', limit: OPEN_SHOWN + 1 }, signal);
     open = page.items.filter((other) => other.id !== id);

@@ -4,7 +4,8 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named } from '../oncall-levels.js';
-import { SIMILAR_PAGES, type FindSimilarIncidentsArgs, type FindSimilarIncidentsResult } from '../tools/find-similar-incidents.js';
+import { SIMILAR_INCIDENT_PAGES } from '../params.js';
+import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../tools/find-similar-incidents.js';
 import { resolveByIdOrName } from './by-name.js';
 import { lackingNote, planLacks } from './plan-features.js';
 import { rankBySharedWords, words } from './similarity.js';
@@ -127,7 +128,7 @@ async function rankHere(args: FindSimilarIncidentsArgs, deps: IncidentOpsDeps, s
   const { subject, serviceId } = options;
   const query = { since: new Date(options.since).toISOString(), until: new Date(options.now).toISOString(), 'statuses[]': ['resolved'], sort_by: 'created_at:desc', ...(serviceId ? { 'service_ids[]': [serviceId] } : {}) };
   const [walk, alerts] = await Promise.all([
-    deps.api.listAll('/incidents', 'incidents', query, signal, { maxItems: SIMILAR_PAGES * API_PAGE_SIZE }),
+    deps.api.listAll('/incidents', 'incidents', query, signal, { maxItems: SIMILAR_INCIDENT_PAGES * API_PAGE_SIZE }),
     subject ? deps.api.listPage('/incidents/{id}/alerts', 'alerts', { sort_by: 'created_at:desc', limit: QUERY_ALERTS }, signal, { id: String(subject.id) }) : undefined,
   ]);
   options.progress(2, 3, 'Read the past incidents');

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { incidentIdParam } from '../params.js';
+import { incidentIdParam, SIMILAR_INCIDENT_PAGES } from '../params.js';
 import { checkedOutput } from '../shape.js';
 
 // Only the definition lives here; the logic (src/incidentops/tasks/) loads on the first call.
 
-/** Pages of 100 resolved incidents ranked here when the platform has no past incidents for this account. */
-export const SIMILAR_PAGES = 10;
 /** The platform's incident list spans at most six months per query. */
 export const MAX_WINDOW_DAYS = 180;
 
@@ -51,7 +49,7 @@ const findSimilarIncidents = incidentOpsTool({
   truncationHint: 'Cut to fit: ask for a smaller limit.',
   // The incident, its alerts, the service by ID or name (two at most), the platform's past
   // incidents and each one's record and notes; else the walk and each match's notes.
-  budget: (args) => ({ requests: 5 + SIMILAR_PAGES + 2 * args.limit }),
+  budget: (args) => ({ requests: 5 + SIMILAR_INCIDENT_PAGES + 2 * args.limit }),
   handler: async (args, context) => (await import('../tasks/similar-incidents.js')).findSimilarIncidents(args, context),
 });
 
