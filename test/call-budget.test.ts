@@ -189,7 +189,7 @@ describe('IncidentOps walks go through the pager', () => {
         const entries = Array.from({ length: 100 }, (_, i) => ({ id: `L${i}`, type: 'annotate_log_entry', created_at: '2026-05-06T10:00:00Z', summary: 'note' }));
         return jsonResponse(200, { log_entries: entries, limit: 100, offset: Number(url.searchParams.get('offset') ?? 0), more: true });
       }
-      return jsonResponse(200, { alerts: [], notes: [], limit: 5, offset: 0, more: false, total: 0 });
+      return jsonResponse(200, { alerts: [], notes: [], change_events: [], related_incidents: [], limit: 5, offset: 0, more: false, total: 0 });
     });
     const server = incidentOpsServerFor(undefined, { baseUrl: BASE, accessToken: 'incident-token-0123456789', fetch });
     const result = await callTool(server, 'IncidentOps.GetIncidentContext', { incident_id: 'PINC1' });

@@ -381,8 +381,8 @@ describe('IncidentOps.GetIncidentContext', () => {
     const seen: [number, number | undefined][] = [];
     const raw = await executeTool(server, tool, { incident_id: String((incidents[0] as Json).id) }, new AbortController().signal, (progress, total) => seen.push([progress, total]));
     assert.equal(raw.isError, undefined);
-    assert.deepEqual(seen.map(([progress]) => progress), [1, 2, 3, 4, 5]);
-    assert.ok(seen.every(([, total]) => total === 5));
+    assert.deepEqual(seen.map(([progress]) => progress), [1, 2, 3, 4, 5, 6, 7]);
+    assert.ok(seen.every(([, total]) => total === 7));
   });
 
   it('demo data: notes by different people and several alerts with details', async () => {
@@ -456,8 +456,9 @@ describe('IncidentOps.GetIncidentContext', () => {
     assert.ok(timeline.length <= 42, `${timeline.length} timeline lines`);
     assert.ok(timeline.some((line) => /more key events/.test(line)));
     assert.ok(timeline.some((line) => /after the first 1000/.test(line)));
-    // 1 incident + 1 alerts + 1 notes + 10 pages of log entries + 1 on-calls.
-    assert.ok(scripted.calls.length <= 14, `${scripted.calls.length} requests`);
+    // 1 incident + 1 alerts + 1 notes + 10 pages of log entries + 1 on-calls + related changes and incidents (404: a plan without them).
+    assert.ok(scripted.calls.length <= 16, `${scripted.calls.length} requests`);
+    assert.match((result.data.changes as string[])[0] as string, /not available to this account \(HTTP 404\)/);
   });
 });
 
@@ -466,11 +467,11 @@ describe('where the task tools are listed', () => {
     const names = (selections: Json[]) => listTools(server, { selections }).map((tool) => tool.name);
     for (const listed of [names([]), names([{ profile: 'all' }]), names([{ profile: 'no-enterprise' }])]) {
       assert.equal(listed.length, 14);
-      assert.ok(!listed.includes('IncidentOps.WhoIsOnCall') && !listed.includes('IncidentOps.GetIncidentContext'));
+      assert.ok(!listed.includes('IncidentOps.WhoIsOnCall') && !listed.includes('IncidentOps.GetIncidentContext') && !listed.includes('IncidentOps.FindSimilarIncidents'));
     }
     assert.ok(names([{ profile: 'everyday' }]).includes('IncidentOps.WhoIsOnCall'));
-    assert.equal(names([{ profile: 'everyday' }]).length, 16);
-    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall']);
+    assert.equal(names([{ profile: 'everyday' }]).length, 17);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents']);
     assert.deepEqual(names([{ toolsets: ['incidents'], tools: ['WhoIsOnCall'] }]).slice(-1), ['IncidentOps.WhoIsOnCall']);
     // A later choice still narrows: a toolset choice after everyday keeps only that toolset.
     assert.deepEqual(names([{ profile: 'everyday' }, { toolsets: ['oncalls'] }]), names([{ toolsets: ['oncalls'] }]));
@@ -532,6 +533,8 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
         more = page.data.more === true;
       }
       contractIncident.push(await callTool(at, 'IncidentOps.ListOnCalls', { escalation_policy_ids: [String((target.escalation_policy as Json).id)], limit: 50 }));
+      // What else is open on its service (its related changes cannot be read at all).
+      for (const status of ['triggered', 'acknowledged']) contractIncident.push(await callTool(at, 'IncidentOps.ListIncidents', { service_ids: [String((target.service as Json).id)], status, limit: 50 }));
       const taskIncident = [await callTool(at, 'IncidentOps.GetIncidentContext', { incident_id: String(target.incident_number) })];
 
       for (const outcome of [...contractOnCall, ...taskOnCall, ...contractIncident, ...taskIncident]) assert.equal(outcome.isError, false, JSON.stringify(outcome.data));

@@ -210,6 +210,8 @@ const OFFSET_CAP = 10_000;
 const RECORD_ID: Record<string, ((item: Json) => unknown) | undefined> = {
   oncalls: undefined,
   members: (member) => (isRecord(member.user) ? member.user.id : undefined),
+  past_incidents: (past) => (isRecord(past.incident) ? past.incident.id : undefined),
+  related_incidents: (related) => (isRecord(related.incident) ? related.incident.id : undefined),
 };
 
 /** The platform's IDs are non-empty strings. */

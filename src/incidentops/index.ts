@@ -11,6 +11,7 @@ import type { SharedStore } from '../core/store/store.js';
 import { DIRECTORY_TTL_MS, UserDirectory } from './user-directory.js';
 import getEscalationPolicy from './tools/get-escalation-policy.js';
 import getIncident from './tools/get-incident.js';
+import findSimilarIncidents from './tools/find-similar-incidents.js';
 import getIncidentContext from './tools/get-incident-context.js';
 import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
@@ -44,6 +45,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   getTeam,
   getIncidentContext,
   whoIsOnCall,
+  findSimilarIncidents,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**
@@ -62,7 +64,7 @@ export const INCIDENTOPS_INSTRUCTIONS = [
 
 /** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  everyday: { description: 'all 14 IncidentOps tools and the 2 task tools: every one is a read an agent needs day to day', includeBeyondContract: true },
+  everyday: { description: 'all 14 IncidentOps tools and the 3 task tools: every one is a read an agent needs day to day', includeBeyondContract: true },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 

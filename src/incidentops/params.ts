@@ -152,6 +152,9 @@ export function windowDays(args: { at?: string | undefined; until?: string | und
   return instantOf(args.until, args.time_zone, now).diff(instantOf(args.at, args.time_zone, now), 'days').days;
 }
 
+/** Pages of 100 resolved incidents FindSimilarIncidents ranks itself when the platform has no past incidents for the account. */
+export const SIMILAR_INCIDENT_PAGES = 10;
+
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {
   const zone = timeZone ?? 'utc';

@@ -18,9 +18,16 @@ export const INCIDENTOPS_SKILLS: readonly SkillText[] = [
    \`IncidentOps.ListLogEntries\` over the incident's lifetime (\`since\`/\`until\`, \`is_overview: true\`;
    it has no incident filter), then \`IncidentOps.ListOnCalls { escalation_policy_ids }\`. Alerts and
    notes cannot be read without GetIncidentContext.
-3. Report: status, urgency, priority, service; what the alerts say; the last notes; who acknowledged
-   or was escalated to, and when; who is on call now at each level.
-4. To reach a person: \`IncidentOps.SearchUsers\` by name or e-mail (confidence 1 = exact); ask when
+   GetIncidentContext also gives \`changes\` (related change events: deploys, configuration changes
+   just before it) and \`other_open\` (other open incidents on its service or related ones).
+3. Has this happened before? \`IncidentOps.FindSimilarIncidents { incident_id }\` (or \`{ text, service_id }\`)
+   lists past incidents like it, with how long each took, who resolved it and its last notes: what
+   fixed it last time. Without it: \`IncidentOps.ListIncidents { service_ids, status: resolved, since }\`,
+   compare titles, then \`IncidentOps.ListLogEntries\` over each one's lifetime for its notes.
+4. Report: status, urgency, priority, service; what the alerts say; the last notes; what changed just
+   before; what else is open; what fixed it before; who acknowledged or was escalated to, and when;
+   who is on call now at each level.
+5. To reach a person: \`IncidentOps.SearchUsers\` by name or e-mail (confidence 1 = exact); ask when
    several match. This server cannot acknowledge, resolve or write notes: say so and give the
    incident's \`html_url\`.
 

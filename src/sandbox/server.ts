@@ -21,6 +21,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCanvasApiPlatform, type CanvasApiDemo } from './canvasapi/index.js';
 import { createIncidentOpsPlatform } from './incidentops/api.js';
+import type { PlanOptions } from './incidentops/intelligence.js';
 import { createIncidentOpsAuthority, createIncidentOpsIdentityPlatform, INCIDENTOPS_IDENTITY_PREFIX } from './incidentops/identity.js';
 import { ALL_SCOPES, BASE_SCOPES } from './canvasapi/tokens.js';
 import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET, endpointInfo, redactPairs, redactSecrets, type OAuthEndpointInfo, type OAuthSettings } from './oauth.js';
@@ -67,6 +68,8 @@ export interface IncidentOpsSandboxOptions {
   seed?: number;
   /** Clock; the data is generated relative to now() at start, request defaults use now() per request. */
   now?: () => Date;
+  /** Endpoints the account's plan lacks (past and related incidents, related change events), and how they answer. */
+  plan?: PlanOptions;
 }
 
 export interface CanvasApiSandboxOptions {

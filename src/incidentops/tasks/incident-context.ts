@@ -5,6 +5,7 @@ import type { IncidentOpsDeps } from '../deps.js';
 import { API_PAGE_SIZE } from '../api.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import { TASK_PAGES } from '../params.js';
+import { otherOpenIncidents, relatedChanges } from './incident-surroundings.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';
 
 type Json = Record<string, unknown>;
@@ -83,7 +84,7 @@ function time(value: unknown): number {
 export async function getIncidentContext(args: GetIncidentContextArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<GetIncidentContextResult> {
   const label = `incident "${args.incident_id}"`;
   let steps = 0;
-  const step = (what: string) => progress(++steps, 5, what);
+  const step = (what: string) => progress(++steps, 7, what);
   const getIncident = deps.api.getOne('/incidents/{id}', { id: args.incident_id }, 'incident', signal, label).finally(() => step('Read the incident'));
   // An incident number works only for the incident itself: its parts are asked for by ID.
   const byNumber = /^\d+$/.test(args.incident_id);
@@ -105,7 +106,12 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
   const onCalls = policyId
     ? deps.api.listAll('/oncalls', 'oncalls', { 'escalation_policy_ids[]': [policyId] }, signal, { maxItems: TASK_PAGES.incidentOnCalls * API_PAGE_SIZE }).finally(() => step('Read who is on call'))
     : Promise.resolve({ items: [], truncated: false });
-  const [[alerts, notes, log], oncalls] = await Promise.all([early ?? partsOf(String(incident.id)), onCalls]);
+  const [[alerts, notes, log], oncalls, changes, otherOpen] = await Promise.all([
+    early ?? partsOf(String(incident.id)),
+    onCalls,
+    relatedChanges(deps.api, incident, signal).finally(() => step('Read the related changes')),
+    otherOpenIncidents(deps.api, incident, signal).finally(() => step('Read the other open incidents')),
+  ]);
 
   const counts = isRecord(incident.alert_counts) ? incident.alert_counts : {};
   const events = log.items.slice().sort((a, b) => time(a.created_at) - time(b.created_at)).map(eventLine);
@@ -142,5 +148,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
     notes: noteLines,
     timeline,
     on_call_now: onCallNow,
+    changes,
+    other_open: otherOpen,
   };
 }

@@ -11,6 +11,8 @@ const outputSchema = z.object({
   notes: z.array(z.string()),
   timeline: z.array(z.string()),
   on_call_now: z.array(z.string()),
+  changes: z.array(z.string()),
+  other_open: z.array(z.string()),
 });
 
 const input = z.strictObject({ incident_id: incidentIdParam });
@@ -18,14 +20,15 @@ const input = z.strictObject({ incident_id: incidentIdParam });
 const getIncidentContext = incidentOpsTool({
   name: 'IncidentOps.GetIncidentContext',
   title: 'Get an incident with its context',
-  description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, and who is on call for it now.",
+  description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, who is on call for it now, related changes and other open incidents.",
   toolset: 'tasks',
   beyondContract: true,
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: IncidentOps.ListLogEntries pages through the account feed.',
-  // The incident, its alerts and notes, and the two walks.
-  budget: () => ({ requests: 3 + TASK_PAGES.logEntries + TASK_PAGES.incidentOnCalls }),
+  // The incident, its alerts and notes, the two walks, its related changes, its related
+  // incidents and, on a plan without them, the service's open incidents.
+  budget: () => ({ requests: 6 + TASK_PAGES.logEntries + TASK_PAGES.incidentOnCalls }),
   handler: async (args, context) => (await import('../tasks/incident-context.js')).getIncidentContext(args, context),
 });
 

@@ -26,6 +26,7 @@ import type { SandboxUser, TokenVerification } from '../oauth.js';
 import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
 import { generateDataset } from './data.js';
 import type { IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
+import { intelligenceRoutes, type PlanOptions } from './intelligence.js';
 import { clip, coveragePercentage, finalShifts, layerShifts, nextShiftFor, overrideShifts, type Shift } from './oncalls.js';
 import { listScheduleOverrides } from './overrides-api.js';
 import { Renderer } from './render.js';
@@ -38,6 +39,8 @@ export interface IncidentOpsPlatformOptions {
   now?: () => Date;
   /** Checks bearer tokens other than `token` (the identity service's OAuth user tokens). */
   verifyToken?: (token: string) => TokenVerification;
+  /** Past and related incidents, related change events: a plan without them (intelligence.ts). */
+  plan?: PlanOptions;
 }
 
 export const ACCEPT_MEDIA_TYPE = 'application/vnd.pagerduty+json;version=2';
@@ -169,10 +172,7 @@ function checkHeaders(headers: Record<string, string>): void {
 
 type Handler = (ctx: RequestContext, params: string[]) => unknown;
 
-interface Route {
-  pattern: RegExp;
-  handler: Handler;
-}
+type Route = { pattern: RegExp; handler: Handler };
 
 export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): SandboxPlatform & { users(): SandboxUser[] } {
   const clock = options.now ?? (() => new Date());
@@ -207,6 +207,7 @@ export function createIncidentOpsPlatform(options: IncidentOpsPlatformOptions): 
     { pattern: /^\/teams$/, handler: (ctx) => listTeams(ctx) },
     { pattern: /^\/teams\/([^/]+)$/, handler: (ctx, [id]) => getTeam(ctx, id as string) },
     { pattern: /^\/teams\/([^/]+)\/members$/, handler: (ctx, [id]) => listMembers(ctx, id as string) },
+    ...intelligenceRoutes(data, options.plan ?? {}, { notFound, status: (...args) => new ApiError(...args) }),
   ];
 
   // ---------------------------------------------------------------- users

@@ -11,8 +11,8 @@
  * The parts, in data/, in the order they draw from the random source (a step moved changes
  * every record after it): people.ts (teams, users, team roles), on-call.ts (schedules and
  * escalation policies), services.ts (services and priorities), incidents.ts (incidents, log
- * entries, alerts, notes), coverage.ts (a coverage gap and overrides ahead); common.ts holds
- * what they share.
+ * entries, alerts, notes), coverage.ts (a coverage gap and overrides ahead), recurrences.ts
+ * (earlier recurrences of a few incidents, change events); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -22,6 +22,7 @@ import { addTeammateNotes, generateAlerts, generateIncidents } from './data/inci
 import { generatePolicies, generateSchedules } from './data/on-call.js';
 import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
+import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -62,6 +63,9 @@ export function generateDataset(options: GenerateOptions): Dataset {
   addTeammateNotes(rng, ids, now, incidents, logEntries, teams, eligibleOf, usersById);
   // Last: a coverage gap and overrides in the next two days (they change no past record).
   addCoverageChanges(ids, now, people, scheduleByKey);
+  // Then, for the same reason: past recurrences of a few incidents, and change events.
+  const recurring = addRecurrences({ rng, ids, now, incidents, logEntries, alertsByIncident, servicesById, usersById, teams, eligibleOf });
+  const changeEvents = generateChangeEvents(rng, incidents, servicesById, recurring);
 
   return {
     generatedAt: now,
@@ -85,5 +89,6 @@ export function generateDataset(options: GenerateOptions): Dataset {
     incidentsById: new Map(incidents.map((i) => [i.id, i])),
     logEntriesById: new Map(logEntries.map((l) => [l.id, l])),
     alertsByIncident,
+    changeEvents,
   };
 }

@@ -198,6 +198,17 @@ export interface AlertRecord {
   details: Record<string, string>;
 }
 
+/** A change event (a deploy, a configuration change) sent to a service's integration. */
+export interface ChangeEventRecord {
+  id: string;
+  serviceId: string;
+  integrationId: string | null;
+  timestamp: number;
+  summary: string;
+  source: string;
+  customDetails: Record<string, string>;
+}
+
 export interface Dataset {
   /** The instant the data was generated for. */
   generatedAt: number;
@@ -214,6 +225,8 @@ export interface Dataset {
   incidents: IncidentRecord[];
   /** Sorted by createdAt ascending. */
   logEntries: LogEntryRecord[];
+  /** Deploys and configuration changes, oldest first. */
+  changeEvents: ChangeEventRecord[];
   /** Each incident's alerts, oldest first (incident.alertCount of them). */
   alertsByIncident: Map<string, AlertRecord[]>;
   usersById: Map<string, UserRecord>;

@@ -1,0 +1,70 @@
+/**
+ * Around an incident, for GetIncidentContext: the changes the platform relates to it, and the other
+ * incidents still open on its service or related ones. Plans without these endpoints get a short
+ * line saying so, never an error.
+ */
+import { isRecord } from '../../core/json.js';
+import type { IncidentOpsApi } from '../api.js';
+import { named } from '../oncall-levels.js';
+import { lackingNote, planLacks } from './plan-features.js';
+
+type Json = Record<string, unknown>;
+
+export const CHANGES_SHOWN = 5;
+export const OPEN_SHOWN = 5;
+const LINE_CHARS = 200;
+const OPEN = new Set(['triggered', 'acknowledged']);
+
+function oneLine(text: unknown, max = LINE_CHARS): string {
+  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The related change events, newest first: `time summary (source)`, and the service when it is another one, with why. */
+export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal: AbortSignal): Promise<string[]> {
+  const id = String(incident.id);
+  const own = isRecord(incident.service) ? incident.service.id : undefined;
+  try {
+    const page = await api.listPage('/incidents/{id}/related_change_events', 'change_events', { limit: CHANGES_SHOWN }, signal, { id }, `incident "${id}"`);
+    const lines = page.items.slice(0, CHANGES_SHOWN).map((change) => {
+      const services = Array.isArray(change.services) ? change.services.filter((s) => isRecord(s) && s.id !== own).map((s) => named(s)) : [];
+      const reason = isRecord(change.correlation_reason) && typeof change.correlation_reason.reason === 'string' ? `, ${change.correlation_reason.reason.replace(/_/g, ' ')}` : '';
+      return `${String(change.timestamp ?? '')} ${oneLine(change.summary)}${typeof change.source === 'string' ? ` (${oneLine(change.source, 80)})` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
+    });
+    if (page.more) lines.push(`… more: the ${CHANGES_SHOWN} newest are shown.`);
+    return lines;
+  } catch (error) {
+    if (planLacks(error)) return [lackingNote(error, 'Related change events')];
+    throw error;
+  }
+}
+
+function openLine(incident: Json): string {
+  const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : '';
+  const status = typeof incident.status === 'string' ? `, ${incident.status}` : '';
+  const service = named(incident.service);
+  return `${number}${oneLine(incident.title ?? incident.summary)} (${String(incident.id)})${status}${service ? `, ${service}` : ''}`;
+}
+
+/** Other open incidents: the platform's related incidents, else the service's open incidents. */
+export async function otherOpenIncidents(api: IncidentOpsApi, incident: Json, signal: AbortSignal): Promise<string[]> {
+  const id = String(incident.id);
+  let open: Json[];
+  let more = false;
+  const lines: string[] = [];
+  try {
+    const page = await api.listPage('/incidents/{id}/related_incidents', 'related_incidents', { 'additional_details[]': ['incident'] }, signal, { id }, `incident "${id}"`);
+    open = page.items.map((related) => related.incident).filter((related): related is Json => isRecord(related) && OPEN.has(String(related.status)));
+  } catch (error) {
+    const serviceId = isRecord(incident.service) ? incident.service.id : undefined;
+    if (!planLacks(error)) throw error;
+    if (typeof serviceId !== 'string') return [lackingNote(error, 'Related incidents')];
+    lines.push(`${lackingNote(error, 'Related incidents')} Open incidents of its service instead.`);
+    const page = await api.listPage('/incidents', 'incidents', { 'service_ids[]': [serviceId], 'statuses[]': [...OPEN], date_range: 'all', limit: OPEN_SHOWN + 1 }, signal);
+    open = page.items.filter((other) => other.id !== id);
+    more = page.more;
+  }
+  lines.push(...open.slice(0, OPEN_SHOWN).map(openLine));
+  if (open.length > OPEN_SHOWN || more) lines.push(`… and more: IncidentOps.ListIncidents lists them.`);
+  return lines;
+}
