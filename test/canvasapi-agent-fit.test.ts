@@ -42,7 +42,7 @@ describe('CanvasApi context budget', () => {
     assert.ok(size.listBytes <= 139 * 600, `tools/list ${size.listBytes} B (${Math.round(size.listBytes / 139)} per tool)`);
   });
 
-  it('everyday: about 15 tools for board work, under 3,000 tokens', async () => {
+  it('everyday: about 20 tools for board work, task tools included, within 3,500 tokens', async () => {
     const listing = listTools(server, { selections: [{ profile: 'everyday' }] });
     assert.deepEqual(listing.map((t) => t.name).sort(), [...EVERYDAY_TOOLS].sort());
     assert.ok(listing.length >= 12 && listing.length <= 20, `${listing.length} tools`);
@@ -51,7 +51,7 @@ describe('CanvasApi context budget', () => {
     }
     assert.ok(listing.every((t) => !ENTERPRISE.has(t.name)), 'no enterprise tool');
     const size = await contextSize(listing);
-    assert.ok(size.listTokens < 3000, `${size.listTokens} tokens`);
+    assert.ok(size.listTokens <= 3500, `${size.listTokens} tokens`);
   });
 
   it('no-enterprise: every tool but enterprise administration, within 128 tools even beside IncidentOps', () => {
