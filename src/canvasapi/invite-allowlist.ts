@@ -129,7 +129,10 @@ export function addressesIn(text: string): string[] {
   for (let at = normalized.indexOf('@'); at !== -1; at = normalized.indexOf('@', at + 1)) {
     let end = at + 1;
     while (end < normalized.length && !DOMAIN_STOP.test(normalized[end] as string)) end += 1;
-    const domain = normalized.slice(at + 1, end).replace(/\.+$/, '');
+    // Trailing dots (sentence punctuation) are not the domain's; a loop, since /\.+$/ is quadratic on "@....x".
+    let domainEnd = end;
+    while (domainEnd > at + 1 && normalized[domainEnd - 1] === '.') domainEnd -= 1;
+    const domain = normalized.slice(at + 1, domainEnd);
     if (domain === '') continue;
     let start = at;
     while (start > 0 && !LOCAL_STOP.test(normalized[start - 1] as string)) start -= 1;

@@ -50,7 +50,8 @@ export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: s
         if (error instanceof ToolError && error.details.kind === 'not_found') throw ToolError.invalidInput([{ parameter: 'edges', problem: `item:${id} is not an item of this board (ReadBoard lists its item IDs)` }]);
         throw error;
       });
-      if (isRecord(record)) anchors.set(id, toItem(record));
+      if (!isRecord(record)) throw new ToolError({ kind: 'upstream_error', message: `The platform answered the read of item ${id} with something other than an item; nothing was created.` });
+      anchors.set(id, toItem(record));
     }),
   );
   const anchor = anchors.get(itemIds[0]!)!;

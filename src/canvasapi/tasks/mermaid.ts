@@ -176,7 +176,7 @@ class Reader {
       this.problems.push(`line ${line}: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "${text.slice(0, 30)}" is not a flowchart, and only flowcharts are drawn`);
       return;
     }
-    if (direction !== undefined && !(direction.replace(/;$/, '') in DIRECTIONS)) this.problems.push(`line ${line}: "${direction.slice(0, 10)}" is not a direction: one of TD, TB, BT, LR, RL`);
+    if (direction !== undefined && !Object.hasOwn(DIRECTIONS, direction.replace(/;$/, ''))) this.problems.push(`line ${line}: "${direction.slice(0, 10)}" is not a direction: one of TD, TB, BT, LR, RL`);
     else if (direction) this.direction = DIRECTIONS[direction.replace(/;$/, '')]!;
     if (more.length) this.problems.push(`line ${line}: write statements on the lines after "${keyword} ${direction}"`);
   }
@@ -246,6 +246,10 @@ class Reader {
     while (!cursor.done) {
       const link = readLink(cursor);
       const next = this.group(cursor, line);
+      // Checked before the pairs are made: `a & a & ... --> a & a & ...` would otherwise make millions.
+      if (this.edges.length + group.length * next.length > DIAGRAM_LIMITS.edges) {
+        throw new LineProblem(`more than ${DIAGRAM_LIMITS.edges} edges: each node of a "&" group links to each of the next group's (${group.length} x ${next.length} here)`);
+      }
       for (const from of group) for (const to of next) this.edges.push({ from, to, ...link, line });
       group = next;
     }

@@ -5,7 +5,7 @@ import type { IncidentOpsDeps } from '../deps.js';
 import { API_PAGE_SIZE } from '../api.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import { TASK_PAGES } from '../params.js';
-import { otherOpenIncidents, relatedChanges } from './incident-surroundings.js';
+import { otherOpenIncidents, relatedChanges, orUnreadLine } from './incident-surroundings.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';
 
 type Json = Record<string, unknown>;
@@ -109,8 +109,8 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
   const [[alerts, notes, log], oncalls, changes, otherOpen] = await Promise.all([
     early ?? partsOf(String(incident.id)),
     onCalls,
-    relatedChanges(deps.api, incident, signal).finally(() => step('Read the related changes')),
-    otherOpenIncidents(deps.api, incident, signal).finally(() => step('Read the other open incidents')),
+    orUnreadLine(relatedChanges(deps.api, incident, signal), 'Related change events', signal).finally(() => step('Read the related changes')),
+    orUnreadLine(otherOpenIncidents(deps.api, incident, signal), 'Other open incidents', signal).finally(() => step('Read the other open incidents')),
   ]);
 
   const counts = isRecord(incident.alert_counts) ? incident.alert_counts : {};

@@ -3,6 +3,7 @@
  * incidents still open on its service or related ones. Plans without these endpoints get a short
  * line saying so, never an error.
  */
+import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import type { IncidentOpsApi } from '../api.js';
 import { named } from '../oncall-levels.js';
@@ -67,4 +68,18 @@ export async function otherOpenIncidents(api: IncidentOpsApi, incident: Json, si
   lines.push(...open.slice(0, OPEN_SHOWN).map(openLine));
   if (open.length > OPEN_SHOWN || more) lines.push(`… and more: IncidentOps.ListIncidents lists them.`);
   return lines;
+}
+
+/**
+ * These reads add to an answer about the incident, so their failure (a 5xx after retries, a
+ * timeout, the call's budget) is one line in it, never the call's failure; a cancelled call stays cancelled.
+ */
+export async function orUnreadLine(lines: Promise<string[]>, what: string, signal: AbortSignal): Promise<string[]> {
+  try {
+    return await lines;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const kind = error instanceof ToolError ? error.details.kind : 'internal';
+    return [`${what} could not be read this time (${kind}); the rest of the answer stands.`];
+  }
 }

@@ -60,7 +60,8 @@ function duration(ms: number): string {
 export function uncovered(intervals: readonly Interval[], from: number, to: number): Interval[] {
   const gaps: Interval[] = [];
   let reached = from;
-  for (const { start, end } of [...intervals].sort((a, b) => a.start - b.start)) {
+  // A shift without a readable start or end covers nothing we can place (NaN would end every later comparison).
+  for (const { start, end } of intervals.filter((i) => Number.isFinite(i.start) && Number.isFinite(i.end)).sort((a, b) => a.start - b.start)) {
     if (start > reached) gaps.push({ start: reached, end: Math.min(start, to) });
     reached = Math.max(reached, end);
     if (reached >= to) break;
@@ -155,15 +156,17 @@ export function coverageLevels(rows: readonly Json[], window: CoverageWindow, ov
     const id = String(row.escalation_policy.id);
     let policy = policies.get(id);
     if (!policy) policies.set(id, (policy = { label, levels: new Map() }));
-    const level = policy.levels.get(row.escalation_level) ?? [];
-    policy.levels.set(row.escalation_level, [...level, row]);
+    const level = policy.levels.get(row.escalation_level);
+    if (level) level.push(row);
+    else policy.levels.set(row.escalation_level, [row]);
   }
   return [...policies.values()].map(({ label, levels }) => ({
     escalation_policy: label,
     levels: [...levels.entries()]
       .sort(([a], [b]) => a - b)
       .map(([level, levelRows]) => {
-        const covered = levelRows.map((row) => (row.start == null && row.end == null ? { start: window.start, end: window.end } : { start: millis(row.start), end: millis(row.end) }));
+        // An open end (null) runs past the window; an open start began before it.
+        const covered = levelRows.map((row) => ({ start: row.start == null ? window.start : millis(row.start), end: row.end == null ? window.end : millis(row.end) }));
         const gaps = uncovered(covered, window.start, window.end).map((gap) => `${shownTime(gap.start, window.zone)} to ${shownTime(gap.end, window.zone)} (${duration(gap.end - gap.start)})`);
         return { level, shifts: shiftLines(levelRows, overrides, window.zone), gaps };
       }),

@@ -85,28 +85,41 @@ export async function findSimilarIncidents(args: FindSimilarIncidentsArgs, { dep
 
   // The platform's own answer, for an incident on its own service.
   if (subject && (service === undefined || service.id === subjectService)) {
+    let page: Awaited<ReturnType<typeof api.listPage>> | undefined;
     try {
-      const page = await api.listPage('/incidents/{id}/past_incidents', 'past_incidents', { limit: args.limit, total: true }, signal, { id: String(subject.id) }, label);
+      page = await api.listPage('/incidents/{id}/past_incidents', 'past_incidents', { limit: args.limit, total: true }, signal, { id: String(subject.id) }, label);
+    } catch (error) {
+      // Only the feature's own answer says whether the plan has it; a past incident we may not read says nothing of that.
+      if (!planLacks(error)) throw error;
+      note = `${lackingNote(error, 'Past incidents')} Ranked here instead.`;
+    }
+    if (page) {
       progress(2, 3, 'Read its past incidents');
-      const past = page.items.filter((item) => isRecord(item.incident) && Date.parse(String(item.incident.created_at ?? '')) >= since);
-      const incidents = await Promise.all(
+      const past = page.items.filter((item) => isRecord(item.incident) && Date.parse(String(item.incident.created_at ?? '')) >= since).slice(0, args.limit);
+      const read = await Promise.all(
         past.map(async (item) => {
           const id = String((item.incident as Json).id);
-          const [record, notes] = await Promise.all([api.getOne('/incidents/{id}', { id }, 'incident', signal, `incident "${id}"`), notesOf(id)]);
-          return describe(record, notes, typeof item.score === 'number' ? item.score : undefined);
+          try {
+            const [record, notes] = await Promise.all([api.getOne('/incidents/{id}', { id }, 'incident', signal, `incident "${id}"`), notesOf(id)]);
+            return describe(record, notes, typeof item.score === 'number' ? item.score : undefined);
+          } catch (error) {
+            // One past incident this account may not read (restricted, or deleted since) is left out, not the answer.
+            if (planLacks(error)) return undefined;
+            throw error;
+          }
         }),
       );
+      const incidents = read.filter((incident) => incident !== undefined);
       progress(3, 3, 'Read their notes');
       const outside = page.items.length - past.length;
+      const unreadable = past.length - incidents.length;
+      const notes = [outside > 0 ? `${outside} older than ${args.window_days} days, or past the limit, left out.` : undefined, unreadable > 0 ? `${unreadable} this account cannot read left out.` : undefined].filter((text) => text !== undefined);
       return {
         similar_to: similarTo,
         ranked_by: `the platform's past incidents of the service (/incidents/{id}/past_incidents, its score)${typeof page.total === 'number' ? `: ${page.total} in all` : ''}`,
         incidents,
-        ...(outside > 0 ? { note: `${outside} older than ${args.window_days} days left out.` } : {}),
+        ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
       };
-    } catch (error) {
-      if (!planLacks(error)) throw error;
-      note = `${lackingNote(error, 'Past incidents')} Ranked here instead.`;
     }
   }
   const local = await rankHere(args, deps, signal, { subject, serviceId: service ? String(service.id) : subjectService, since, now, notesOf, progress });

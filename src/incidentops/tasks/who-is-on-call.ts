@@ -109,6 +109,11 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
   if (args.until !== undefined) {
     const window = { start: at.toMillis(), end: until.toMillis(), zone: at.zoneName ?? 'utc' };
     const coverage = await coverageAnswer({ deps, signal, args, rows: items, window, teamPolicies, policyIds });
+    // Asked by schedule, the shifts are that schedule's: a level's other schedules (or users the policy names) may cover its gaps.
+    if (args.schedule_id) {
+      coverage.summary = `Through schedule ${args.schedule_id} only: ${coverage.summary}`;
+      coverage.note = `Gaps are where this schedule has nobody on call; other schedules of the same level may cover them (ask by escalation_policy_id for the level's own gaps).${coverage.note ? ` ${coverage.note}` : ''}`;
+    }
     if (truncated) coverage.note = `Not every shift of the window was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): gaps shown late in the window may be shifts not read. Ask by escalation_policy_id or for a shorter window.${coverage.note ? ` ${coverage.note}` : ''}`;
     return { ...base, until: shown(until), ...subject, ...(args.team_id ? { team_policies: policyIds?.length ?? 0 } : {}), ...coverage, ...(note ? { note: [note, coverage.note].filter(Boolean).join(' ') } : {}) };
   }
