@@ -29,6 +29,12 @@ function pick(source: Json, keys: readonly string[]): Json {
   return out;
 }
 
+/** Platform text on one line, cut to `max` characters (an ellipsis marks the cut); anything else is empty. */
+export function oneLine(text: unknown, max: number): string {
+  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /**
  * A nested reference or embedded object reduced to id and name (the platform's name, else its
  * summary). A reference the platform sent without a usable id keeps its name; one with neither

@@ -1,5 +1,6 @@
 /** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
 import { isRecord } from '../../core/json.js';
+import { oneLine } from '../shape.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { API_PAGE_SIZE } from '../api.js';
@@ -24,12 +25,6 @@ const TIMELINE_FIRST = 10;
 const TIMELINE_LAST = 30;
 /** Log entries read at most: key events of a very long incident beyond these are left out. */
 const MAX_LOG_ENTRIES = TASK_PAGES.logEntries * API_PAGE_SIZE;
-
-/** Plain text cut to `max` characters, on one line. */
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** An alert's details (an object or text) as its first few lines. */
 function detailLines(body: unknown): string | undefined {

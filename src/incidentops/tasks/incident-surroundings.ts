@@ -5,6 +5,7 @@
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
+import { oneLine } from '../shape.js';
 import type { IncidentOpsApi } from '../api.js';
 import { named } from '../oncall-levels.js';
 import { lackingNote, planLacks } from './plan-features.js';
@@ -16,11 +17,6 @@ export const OPEN_SHOWN = 5;
 const LINE_CHARS = 200;
 const OPEN = new Set(['triggered', 'acknowledged']);
 
-function oneLine(text: unknown, max = LINE_CHARS): string {
-  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
 /** The related change events, newest first: `time summary (source)`, and the service when it is another one, with why. */
 export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal: AbortSignal): Promise<string[]> {
   const id = String(incident.id);
@@ -30,7 +26,7 @@ export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal
     const lines = page.items.slice(0, CHANGES_SHOWN).map((change) => {
       const services = Array.isArray(change.services) ? change.services.filter((s) => isRecord(s) && s.id !== own).map((s) => named(s)) : [];
       const reason = isRecord(change.correlation_reason) && typeof change.correlation_reason.reason === 'string' ? `, ${change.correlation_reason.reason.replace(/_/g, ' ')}` : '';
-      return `${String(change.timestamp ?? '')} ${oneLine(change.summary)}${typeof change.source === 'string' ? ` (${oneLine(change.source, 80)})` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
+      return `${String(change.timestamp ?? '')} ${oneLine(change.summary, LINE_CHARS)}${typeof change.source === 'string' ? ` (${oneLine(change.source, 80)})` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
     });
     if (page.more) lines.push(`… more: the ${CHANGES_SHOWN} newest are shown.`);
     return lines;
@@ -44,7 +40,7 @@ function openLine(incident: Json): string {
   const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : '';
   const status = typeof incident.status === 'string' ? `, ${incident.status}` : '';
   const service = named(incident.service);
-  return `${number}${oneLine(incident.title ?? incident.summary)} (${String(incident.id)})${status}${service ? `, ${service}` : ''}`;
+  return `${number}${oneLine(incident.title ?? incident.summary, LINE_CHARS)} (${String(incident.id)})${status}${service ? `, ${service}` : ''}`;
 }
 
 /** Other open incidents: the platform's related incidents, else the service's open incidents. */

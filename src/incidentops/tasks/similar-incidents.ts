@@ -1,5 +1,6 @@
 /** FindSimilarIncidents' logic, loaded on its first call (the definition is in ../tools/find-similar-incidents.ts). */
 import { isRecord } from '../../core/json.js';
+import { oneLine } from '../shape.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
@@ -21,11 +22,6 @@ const NOTE_CHARS = 300;
 const TITLE_CHARS = 200;
 /** The query incident's newest alerts whose summaries join its title in the comparison. */
 const QUERY_ALERTS = 5;
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 function idOf(value: unknown): string | undefined {
   return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
