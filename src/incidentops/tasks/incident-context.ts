@@ -1,6 +1,7 @@
 /** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
 import { isRecord } from '../../core/json.js';
 import { oneLine } from '../shape.js';
+import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { API_PAGE_SIZE } from '../api.js';
@@ -61,11 +62,6 @@ function namedFields(source: Json, keys: readonly string[]): Json {
   }));
 }
 
-function noteLine(note: Json): string {
-  const author = named(note.user) ?? 'unknown author';
-  return `${String(note.created_at ?? '')} ${author}: ${oneLine(typeof note.content === 'string' ? note.content : '', NOTE_CHARS)}`;
-}
-
 function eventLine(entry: Json): string {
   const kind = typeof entry.type === 'string' ? entry.type.replace(/_log_entry$/, '') : 'event';
   const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, LINE_CHARS) : '';
@@ -116,7 +112,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
       : events;
   if (log.truncated) timeline.push(`… key events after the first ${log.items.length} are not shown${log.why ? ` (${log.why})` : ''}: see IncidentOps.ListLogEntries.`);
   const sortedNotes = notes.items.slice().sort((a, b) => time(b.created_at) - time(a.created_at));
-  const noteLines = sortedNotes.slice(0, NOTES_SHOWN).map(noteLine);
+  const noteLines = sortedNotes.slice(0, NOTES_SHOWN).map((note) => noteLine(note, NOTE_CHARS));
   if (sortedNotes.length > NOTES_SHOWN) noteLines.push(`… ${sortedNotes.length - NOTES_SHOWN} older notes`);
   const onCallNow = onCallLevels(oncalls.items, deps.now().getTime(), false).flatMap((policy) =>
     policy.levels.map(

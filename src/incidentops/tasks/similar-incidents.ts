@@ -1,6 +1,7 @@
 /** FindSimilarIncidents' logic, loaded on its first call (the definition is in ../tools/find-similar-incidents.ts). */
 import { isRecord } from '../../core/json.js';
 import { oneLine } from '../shape.js';
+import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
@@ -47,7 +48,7 @@ function noteLines(notes: Json[]): string[] {
     .slice()
     .sort((a, b) => time(b) - time(a))
     .slice(0, NOTES_SHOWN)
-    .map((note) => `${String(note.created_at ?? '')} ${named(note.user) ?? 'unknown author'}: ${oneLine(typeof note.content === 'string' ? note.content : '', NOTE_CHARS)}`);
+    .map((note) => noteLine(note, NOTE_CHARS));
 }
 
 function describe(incident: Json, notes: Json[], score: number | undefined): Similar {
