@@ -24,7 +24,7 @@
  * No error message, page or recorded value contains a secret, code, verifier or token.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SandboxRequest, SandboxResponse } from './server.js';
+import type { SandboxRequest, SandboxResponse } from './exchange.js';
 
 export type OAuthFlavour = 'incidentops' | 'canvasapi';
 export type ConsentMode = 'auto' | 'click';

@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { createCanvasApiPlatform, type CanvasApiDemo } from './canvasapi/index.js';
 import { createIncidentOpsPlatform } from './incidentops/api.js';
 import type { PlanOptions } from './incidentops/intelligence.js';
+import type { SandboxPlatform, SandboxResponse } from './exchange.js';
 import { createIncidentOpsAuthority, createIncidentOpsIdentityPlatform, INCIDENTOPS_IDENTITY_PREFIX } from './incidentops/identity.js';
 import { ALL_SCOPES, BASE_SCOPES } from './canvasapi/tokens.js';
 import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET, endpointInfo, redactPairs, redactSecrets, type OAuthEndpointInfo, type OAuthSettings } from './oauth.js';
@@ -32,34 +33,7 @@ export { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET } from './oauth.js
 /** ID of the generated user who owns the sandbox token (the answer of /users/me). */
 export { DEMO_USER_ID } from './incidentops/data.js';
 
-/** A request as a platform sees it. */
-export interface SandboxRequest {
-  method: string;
-  /** Path after the platform prefix, raw (still percent-encoded), always starting with '/'. */
-  path: string;
-  /** Decoded query pairs in order, keys verbatim (e.g. 'statuses[]'). */
-  query: [string, string][];
-  /** Lower-cased header names; repeated headers joined with ', '. Not redacted. */
-  headers: Record<string, string>;
-  body: Buffer;
-  /** Absolute base URL of this platform in this sandbox, e.g. http://127.0.0.1:1234/incidentops */
-  baseUrl: string;
-}
-
-export interface SandboxResponse {
-  status: number;
-  headers?: Record<string, string>;
-  /** Serialized as JSON unless undefined (then the response has no body). */
-  body?: unknown;
-  /** Sent verbatim instead of `body` (e.g. an HTML page; set `content-type`, default text/plain). */
-  text?: string;
-}
-
-export interface SandboxPlatform {
-  /** Path prefix without slashes, e.g. 'incidentops'. */
-  readonly prefix: string;
-  handle(request: SandboxRequest): SandboxResponse | Promise<SandboxResponse>;
-}
+export type { SandboxPlatform, SandboxRequest, SandboxResponse } from './exchange.js';
 
 export interface IncidentOpsSandboxOptions {
   /** Number of users to generate (default 60, minimum 12). */

@@ -3,7 +3,7 @@
  * one group. DELETE /groups/{id} ungroups (items stay) unless delete_items=true, which deletes the
  * group's items as well.
  */
-import type { SandboxResponse } from '../server.js';
+import type { SandboxResponse } from '../exchange.js';
 import { arr, badRequest, cursorPage, json, noContent, notFound, obj, pageUrl, selfUrl, str, validate } from './http.js';
 import type { BoardRecord, GroupRecord } from './model.js';
 import { renderGenericItem } from './render.js';

@@ -4,7 +4,7 @@
  * rule-based body checker and the two pagination styles (cursor and offset).
  */
 import { randomUUID } from 'node:crypto';
-import type { SandboxRequest, SandboxResponse } from '../server.js';
+import type { SandboxRequest, SandboxResponse } from '../exchange.js';
 
 /** One problem found in a request, reported as `field` + `message`. */
 export interface Issue {

@@ -18,7 +18,7 @@
  * Errors always use the platform's error body `{ status, code, message, type: 'error' }`.
  */
 import { OAuthAuthority, type OAuthSettings, type TokenVerification } from '../oauth.js';
-import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
+import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../exchange.js';
 import { registerBoards } from './boards.js';
 import { registerCompliance } from './compliance.js';
 import { registerConnectors } from './connectors.js';

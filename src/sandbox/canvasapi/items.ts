@@ -8,7 +8,7 @@
  * what `position.relativeTo` reports. Connectors, tags, groups and mind-map nodes live in their
  * own collections and are not returned by /items.
  */
-import type { SandboxResponse } from '../server.js';
+import type { SandboxResponse } from '../exchange.js';
 import {
   ApiError,
   arr,

@@ -3,7 +3,7 @@
  * start with (live board, organization, team).
  */
 import type { OAuthAuthority, TokenVerification } from '../oauth.js';
-import type { SandboxRequest, SandboxResponse } from '../server.js';
+import type { SandboxRequest, SandboxResponse } from '../exchange.js';
 import { badRequest, notFound, type BodyMode, type Query } from './http.js';
 import type { BoardRecord, Store, TeamRecord } from './model.js';
 

@@ -2,7 +2,7 @@
  * Tags: per-board labels with a unique title, attachable to cards and sticky notes (at most 8 per
  * item). Deleting a tag detaches it from every item. Items-by-tag is offset-paged.
  */
-import type { SandboxResponse } from '../server.js';
+import type { SandboxResponse } from '../exchange.js';
 import { badRequest, json, noContent, notFound, obj, offsetEnvelope, offsetParam, str, validate } from './http.js';
 import type { BoardRecord, TagRecord } from './model.js';
 import { renderGenericItem, renderTag } from './render.js';

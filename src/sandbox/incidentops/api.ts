@@ -23,7 +23,7 @@
  */
 import { DateTime } from 'luxon';
 import type { SandboxUser, TokenVerification } from '../oauth.js';
-import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
+import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../exchange.js';
 import { generateDataset } from './data.js';
 import type { IncidentRecord, LogEntryRecord, ScheduleRecord, UserRecord } from './model.js';
 import { intelligenceRoutes, type PlanOptions } from './intelligence.js';

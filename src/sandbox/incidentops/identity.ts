@@ -10,7 +10,7 @@
  */
 import { DEMO_USER_ID, DEMO_USER_NAME } from './data.js';
 import { OAuthAuthority, type OAuthSettings, type SandboxUser } from '../oauth.js';
-import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../server.js';
+import type { SandboxPlatform, SandboxRequest, SandboxResponse } from '../exchange.js';
 
 export const INCIDENTOPS_IDENTITY_PREFIX = 'incidentops-identity';
 /** Classic user-token scopes of the incident platform. */
