@@ -70,190 +70,225 @@ export function renewalTimings(renewalClaimMs = RENEWAL_CLAIM_MS): { heartbeatMs
   return { heartbeatMs: Math.max(10, Math.floor(renewalClaimMs / 3)), renewalWaitMs: 2 * REFRESH_TIMEOUT_MS + renewalClaimMs };
 }
 
+/** What one server's user credentials keep between calls, and what they work with. */
+interface UserTokensState {
+  auth: PlatformAuth;
+  vault: TokenVault;
+  logger: Logger;
+  now: () => number;
+  renewalClaimMs: number;
+  heartbeatMs: number;
+  renewalWaitMs: number;
+  /** One renewal per user at a time in this process. */
+  renewing: Map<string, Promise<PlatformTokens | undefined>>;
+  /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
+  lastSent: Map<string, string>;
+  /** Renewed pairs the store refused, by user, until it takes them. */
+  unsaved: Map<string, Unsaved>;
+  /** The next offer of the unsaved pairs to the store, while one is due. */
+  retryTimer: NodeJS.Timeout | undefined;
+}
+
 export function userCredentials(auth: PlatformAuth, vault: TokenVault, logger: Logger, now: () => number = Date.now, renewalClaimMs = RENEWAL_CLAIM_MS): Credentials {
   const { heartbeatMs, renewalWaitMs } = renewalTimings(renewalClaimMs);
-  /** One renewal per user at a time in this process. */
-  const renewing = new Map<string, Promise<PlatformTokens | undefined>>();
-  /** The access token last sent per user: a 401 for it is what a forced renewal replaces. */
-  const lastSent = new Map<string, string>();
-  const unsaved = new Map<string, Unsaved>();
-  let retryTimer: NodeJS.Timeout | undefined;
-
-  const identityOfRequest = (): RequestIdentity => {
-    const identity = currentIdentity();
-    if (!identity) throw new ToolError({ kind: 'unauthorized', message: `No signed-in user for this request: in OAuth mode every ${auth.name} call acts for the user of its MCP token.` });
-    if (!identity.userKey.startsWith(`${auth.platform}:`)) throw new ToolError({ kind: 'forbidden', message: `This MCP token was issued for another platform's sign-in, not ${auth.name}.` });
-    return identity;
+  const state: UserTokensState = { auth, vault, logger, now, renewalClaimMs, heartbeatMs, renewalWaitMs, renewing: new Map(), lastSent: new Map(), unsaved: new Map(), retryTimer: undefined };
+  return {
+    authorization: () => authorizationOfRequest(state),
+    refresh: () => refreshAfterRefusal(state),
   };
-  const userKey = (): string => identityOfRequest().userKey;
-  /** The sign-in the bearer check already read, once per request (see RequestIdentity.platformTokens). */
-  const takeVerified = (identity: RequestIdentity): PlatformTokens | undefined => {
-    const tokens = identity.platformTokens;
-    delete identity.platformTokens;
-    return tokens;
-  };
+}
 
-  /** The user's current pair: one renewed here that the store has not taken yet is the only one the platform still honours. */
-  const read = async (key: string): Promise<PlatformTokens | undefined> => {
-    const kept = unsaved.get(key);
-    if (kept) return kept.tokens;
+/** The user the current request acts for, on this platform; fails closed otherwise. */
+function identityOfRequest(auth: PlatformAuth): RequestIdentity {
+  const identity = currentIdentity();
+  if (!identity) throw new ToolError({ kind: 'unauthorized', message: `No signed-in user for this request: in OAuth mode every ${auth.name} call acts for the user of its MCP token.` });
+  if (!identity.userKey.startsWith(`${auth.platform}:`)) throw new ToolError({ kind: 'forbidden', message: `This MCP token was issued for another platform's sign-in, not ${auth.name}.` });
+  return identity;
+}
+
+/** The sign-in the bearer check already read, once per request (see RequestIdentity.platformTokens). */
+function takeVerified(identity: RequestIdentity): PlatformTokens | undefined {
+  const tokens = identity.platformTokens;
+  delete identity.platformTokens;
+  return tokens;
+}
+
+/** The Authorization header for the request's user: their current token, renewed first when it expires soon. */
+async function authorizationOfRequest(state: UserTokensState): Promise<string> {
+  const { auth, unsaved, now } = state;
+  const identity = identityOfRequest(auth);
+  const key = identity.userKey;
+  const verified = takeVerified(identity);
+  let tokens = verified && !unsaved.has(key) ? verified : await read(state, key);
+  if (!tokens) throw signInAgain(auth.name, `No ${auth.name} sign-in is stored for this user (it was removed or the server's state key changed).`);
+  if (expiresSoon(tokens, now())) {
+    const renewed = await renew(state, key, undefined);
+    if (renewed) tokens = renewed;
+  }
+  state.lastSent.set(key, tokens.accessToken);
+  return `Bearer ${tokens.accessToken}`;
+}
+
+/** The platform refused the token last sent: renewed; true when another one is now available. */
+async function refreshAfterRefusal(state: UserTokensState): Promise<boolean> {
+  const key = identityOfRequest(state.auth).userKey;
+  const stale = state.lastSent.get(key);
+  const renewed = await renew(state, key, stale);
+  return renewed !== undefined && renewed.accessToken !== stale;
+}
+
+/** The user's current pair: one renewed here that the store has not taken yet is the only one the platform still honours. */
+async function read({ unsaved, vault, auth }: UserTokensState, key: string): Promise<PlatformTokens | undefined> {
+  const kept = unsaved.get(key);
+  if (kept) return kept.tokens;
+  try {
+    return await vault.get(key);
+  } catch {
+    throw storeUnavailable(auth.name);
+  }
+}
+
+/** Writes a pair the store refused, unless the stored sign-in moved on (the user signed in again). True when settled. */
+async function saveUnsaved({ vault, unsaved, logger, auth }: UserTokensState, key: string, entry: Unsaved): Promise<boolean> {
+  try {
+    const stored = await vault.get(key);
+    if (stored?.accessToken === entry.replaces) await vault.put(key, entry.tokens);
+    unsaved.delete(key);
+    await vault.releaseRenewal(key, entry.owner).catch(() => undefined);
+    logger.info({ platform: auth.platform }, stored?.accessToken === entry.replaces ? 'renewed user platform token written after a store failure' : 'a newer sign-in replaced a renewed platform token the store had refused');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function retryUnsaved(state: UserTokensState): void {
+  if (state.retryTimer) return;
+  state.retryTimer = setTimeout(() => {
+    state.retryTimer = undefined;
+    void Promise.all([...state.unsaved].map(([key, entry]) => saveUnsaved(state, key, entry))).then(() => {
+      if (state.unsaved.size > 0) retryUnsaved(state);
+    });
+  }, UNSAVED_RETRY_MS);
+  state.retryTimer.unref();
+}
+
+/** Sends the refresh grant and stores the rotated pair; called only while holding the user's renewal. */
+async function refreshWith(state: UserTokensState, key: string, current: PlatformTokens, owner: string): Promise<PlatformTokens> {
+  const { auth, now } = state;
+  if (!current.refreshToken || !auth.oauth.clientId) throw signInAgain(auth.name, `The ${auth.name} sign-in has expired and cannot be renewed.`);
+  const { refreshTokenSet } = await import('../../signin/oauth.js');
+  let next: PlatformTokens;
+  try {
+    const set = await refreshTokenSet(
+      { authorizeUrl: auth.oauth.authorizeUrl, tokenUrl: auth.oauth.tokenUrl, clientId: auth.oauth.clientId, ...(auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : {}), ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}) },
+      current.refreshToken,
+      { now, timeoutMs: REFRESH_TIMEOUT_MS },
+    );
+    next = {
+      ...current,
+      accessToken: set.accessToken,
+      tokenType: set.tokenType,
+      obtainedAt: now(),
+      refreshToken: set.refreshToken ?? current.refreshToken,
+      ...(set.scope !== undefined ? { scope: set.scope } : {}),
+    };
+    if (set.expiresAt !== undefined) next.expiresAt = set.expiresAt;
+    else delete next.expiresAt;
+  } catch (error) {
+    return afterFailedRefresh(state, key, current, error);
+  }
+  await keepRenewed(state, key, current, next, owner);
+  return next;
+}
+
+/** The platform refused or did not answer: another replica's result, the current token while valid, or sign in again. */
+async function afterFailedRefresh({ auth, vault, logger, now }: UserTokensState, key: string, current: PlatformTokens, error: unknown): Promise<PlatformTokens> {
+  const message = error instanceof Error ? error.message : String(error);
+  logger.warn({ platform: auth.platform, err: message }, 'could not renew a user platform token');
+  // A replica whose renewed pair the store refused writes it once the store is back: look once more before giving up.
+  await sleep(2 * UNSAVED_RETRY_MS);
+  const latest = await vault.get(key).catch(() => undefined);
+  if (latest && latest.accessToken !== current.accessToken) return latest;
+  if (!expired(current, now())) return current;
+  throw signInAgain(auth.name, `The ${auth.name} sign-in could not be renewed: ${message}`);
+}
+
+/** Stores a renewed pair; one the store refuses is kept in memory and offered again (the platform rotated the old one already). */
+async function keepRenewed(state: UserTokensState, key: string, current: PlatformTokens, next: PlatformTokens, owner: string): Promise<void> {
+  const { vault, logger, auth, unsaved } = state;
+  try {
+    await vault.put(key, next);
+    logger.info({ platform: auth.platform, expiresAt: next.expiresAt }, 'user platform token renewed');
+  } catch {
+    // The platform rotated the refresh token already: losing this pair would sign the user out.
+    unsaved.set(key, { tokens: next, replaces: unsaved.get(key)?.replaces ?? current.accessToken, owner });
+    retryUnsaved(state);
+    logger.warn({ platform: auth.platform }, 'renewed user platform token kept in memory: the store refused it; written when it accepts writes');
+  }
+}
+
+/** Renews while holding the claim, extending it as it goes; the claim stays while the store has not taken the result. */
+async function renewHolding(state: UserTokensState, key: string, owner: string, replacing: string): Promise<PlatformTokens | undefined> {
+  const { vault, renewalClaimMs } = state;
+  const heartbeat = setInterval(() => void vault.extendRenewal(key, owner, renewalClaimMs).catch(() => undefined), state.heartbeatMs);
+  heartbeat.unref();
+  try {
+    const latest = await read(state, key);
+    if (!latest || latest.accessToken !== replacing) return latest;
+    return await refreshWith(state, key, latest, owner);
+  } finally {
+    clearInterval(heartbeat);
+    if (!state.unsaved.has(key)) await vault.releaseRenewal(key, owner).catch(() => undefined);
+  }
+}
+
+/**
+ * One renewal per user across every replica: the platform's refresh token rotates, so a second
+ * concurrent use would fail (and may end the sign-in). Whoever claims the renewal in the store
+ * refreshes; the others use the current token while it is valid, or watch the vault for the
+ * result and take over if the claim lapses.
+ */
+async function renewAcrossReplicas(state: UserTokensState, key: string, stale: string | undefined): Promise<PlatformTokens | undefined> {
+  const { auth, vault, now, renewalClaimMs, renewalWaitMs } = state;
+  // Read again first: a call on another replica may have renewed it already.
+  const first = await read(state, key);
+  if (!first) return undefined;
+  if (stale === undefined && !expiresSoon(first, now())) return first;
+  const replacing = stale ?? first.accessToken;
+  if (first.accessToken !== replacing) return first;
+  // Not refused by the platform and not expired: good for this call while the renewal waits.
+  const usable = stale === undefined && !expired(first, now()) ? first : undefined;
+  const owner = `${process.pid}-${randomUUID()}`;
+  const giveUpAt = Date.now() + renewalWaitMs;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
+    let claimed: boolean;
     try {
-      return await vault.get(key);
+      claimed = await vault.claimRenewal(key, owner, renewalClaimMs);
     } catch {
+      if (usable) return usable;
       throw storeUnavailable(auth.name);
     }
-  };
-
-  /** Writes a pair the store refused, unless the stored sign-in moved on (the user signed in again). True when settled. */
-  const saveUnsaved = async (key: string, entry: Unsaved): Promise<boolean> => {
-    try {
-      const stored = await vault.get(key);
-      if (stored?.accessToken === entry.replaces) await vault.put(key, entry.tokens);
-      unsaved.delete(key);
-      await vault.releaseRenewal(key, entry.owner).catch(() => undefined);
-      logger.info({ platform: auth.platform }, stored?.accessToken === entry.replaces ? 'renewed user platform token written after a store failure' : 'a newer sign-in replaced a renewed platform token the store had refused');
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  const retryUnsaved = (): void => {
-    if (retryTimer) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void Promise.all([...unsaved].map(([key, entry]) => saveUnsaved(key, entry))).then(() => {
-        if (unsaved.size > 0) retryUnsaved();
+    if (claimed) return renewHolding(state, key, owner, replacing);
+    if (usable) return usable;
+    if (Date.now() >= giveUpAt) {
+      throw new ToolError({
+        kind: 'timeout',
+        message: `Another replica of this server is renewing the ${auth.name} sign-in of this user and did not finish within ${Math.round(renewalWaitMs / 1000)} s.`,
+        nextStep: 'Try the call again in a moment.',
       });
-    }, UNSAVED_RETRY_MS);
-    retryTimer.unref();
-  };
-
-  /** Sends the refresh grant and stores the rotated pair; called only while holding the user's renewal. */
-  const refreshWith = async (key: string, current: PlatformTokens, owner: string): Promise<PlatformTokens> => {
-    if (!current.refreshToken || !auth.oauth.clientId) throw signInAgain(auth.name, `The ${auth.name} sign-in has expired and cannot be renewed.`);
-    const { refreshTokenSet } = await import('../../signin/oauth.js');
-    let next: PlatformTokens;
-    try {
-      const set = await refreshTokenSet(
-        { authorizeUrl: auth.oauth.authorizeUrl, tokenUrl: auth.oauth.tokenUrl, clientId: auth.oauth.clientId, ...(auth.oauth.clientSecret ? { clientSecret: auth.oauth.clientSecret } : {}), ...(auth.oauth.allowInsecureHttp ? { allowInsecureHttp: true } : {}) },
-        current.refreshToken,
-        { now, timeoutMs: REFRESH_TIMEOUT_MS },
-      );
-      next = {
-        ...current,
-        accessToken: set.accessToken,
-        tokenType: set.tokenType,
-        obtainedAt: now(),
-        refreshToken: set.refreshToken ?? current.refreshToken,
-        ...(set.scope !== undefined ? { scope: set.scope } : {}),
-      };
-      if (set.expiresAt !== undefined) next.expiresAt = set.expiresAt;
-      else delete next.expiresAt;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ platform: auth.platform, err: message }, 'could not renew a user platform token');
-      // A replica whose renewed pair the store refused writes it once the store is back: look once more before giving up.
-      await sleep(2 * UNSAVED_RETRY_MS);
-      const latest = await vault.get(key).catch(() => undefined);
-      if (latest && latest.accessToken !== current.accessToken) return latest;
-      if (!expired(current, now())) return current;
-      throw signInAgain(auth.name, `The ${auth.name} sign-in could not be renewed: ${message}`);
     }
-    try {
-      await vault.put(key, next);
-      logger.info({ platform: auth.platform, expiresAt: next.expiresAt }, 'user platform token renewed');
-    } catch {
-      // The platform rotated the refresh token already: losing this pair would sign the user out.
-      unsaved.set(key, { tokens: next, replaces: unsaved.get(key)?.replaces ?? current.accessToken, owner });
-      retryUnsaved();
-      logger.warn({ platform: auth.platform }, 'renewed user platform token kept in memory: the store refused it; written when it accepts writes');
-    }
-    return next;
-  };
+    await sleep(pause);
+    const current = await read(state, key);
+    if (!current || current.accessToken !== replacing) return current;
+  }
+}
 
-  /** Renews while holding the claim, extending it as it goes; the claim stays while the store has not taken the result. */
-  const renewHolding = async (key: string, owner: string, replacing: string): Promise<PlatformTokens | undefined> => {
-    const heartbeat = setInterval(() => void vault.extendRenewal(key, owner, renewalClaimMs).catch(() => undefined), heartbeatMs);
-    heartbeat.unref();
-    try {
-      const latest = await read(key);
-      if (!latest || latest.accessToken !== replacing) return latest;
-      return await refreshWith(key, latest, owner);
-    } finally {
-      clearInterval(heartbeat);
-      if (!unsaved.has(key)) await vault.releaseRenewal(key, owner).catch(() => undefined);
-    }
-  };
-
-  /**
-   * One renewal per user across every replica: the platform's refresh token rotates, so a second
-   * concurrent use would fail (and may end the sign-in). Whoever claims the renewal in the store
-   * refreshes; the others use the current token while it is valid, or watch the vault for the
-   * result and take over if the claim lapses.
-   */
-  const renewAcrossReplicas = async (key: string, stale: string | undefined): Promise<PlatformTokens | undefined> => {
-    // Read again first: a call on another replica may have renewed it already.
-    const first = await read(key);
-    if (!first) return undefined;
-    if (stale === undefined && !expiresSoon(first, now())) return first;
-    const replacing = stale ?? first.accessToken;
-    if (first.accessToken !== replacing) return first;
-    // Not refused by the platform and not expired: good for this call while the renewal waits.
-    const usable = stale === undefined && !expired(first, now()) ? first : undefined;
-    const owner = `${process.pid}-${randomUUID()}`;
-    const giveUpAt = Date.now() + renewalWaitMs;
-    for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
-      let claimed: boolean;
-      try {
-        claimed = await vault.claimRenewal(key, owner, renewalClaimMs);
-      } catch {
-        if (usable) return usable;
-        throw storeUnavailable(auth.name);
-      }
-      if (claimed) return renewHolding(key, owner, replacing);
-      if (usable) return usable;
-      if (Date.now() >= giveUpAt) {
-        throw new ToolError({
-          kind: 'timeout',
-          message: `Another replica of this server is renewing the ${auth.name} sign-in of this user and did not finish within ${Math.round(renewalWaitMs / 1000)} s.`,
-          nextStep: 'Try the call again in a moment.',
-        });
-      }
-      await sleep(pause);
-      const current = await read(key);
-      if (!current || current.accessToken !== replacing) return current;
-    }
-  };
-
-  const renew = (key: string, stale: string | undefined): Promise<PlatformTokens | undefined> => {
-    let running = renewing.get(key);
-    if (!running) {
-      running = renewAcrossReplicas(key, stale).finally(() => renewing.delete(key));
-      renewing.set(key, running);
-    }
-    return running;
-  };
-
-  return {
-    async authorization() {
-      const identity = identityOfRequest();
-      const key = identity.userKey;
-      const verified = takeVerified(identity);
-      let tokens = verified && !unsaved.has(key) ? verified : await read(key);
-      if (!tokens) throw signInAgain(auth.name, `No ${auth.name} sign-in is stored for this user (it was removed or the server's state key changed).`);
-      if (expiresSoon(tokens, now())) {
-        const renewed = await renew(key, undefined);
-        if (renewed) tokens = renewed;
-      }
-      lastSent.set(key, tokens.accessToken);
-      return `Bearer ${tokens.accessToken}`;
-    },
-    async refresh() {
-      const key = userKey();
-      const stale = lastSent.get(key);
-      const renewed = await renew(key, stale);
-      return renewed !== undefined && renewed.accessToken !== stale;
-    },
-  };
+function renew(state: UserTokensState, key: string, stale: string | undefined): Promise<PlatformTokens | undefined> {
+  let running = state.renewing.get(key);
+  if (!running) {
+    running = renewAcrossReplicas(state, key, stale).finally(() => state.renewing.delete(key));
+    state.renewing.set(key, running);
+  }
+  return running;
 }
