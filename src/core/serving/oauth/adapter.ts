@@ -138,7 +138,7 @@ export function sharedStoreAdapter(store: SharedStore, options: AdapterOptions):
   const remembered = new RecordCache<AdapterPayload>(store, options.logger);
   remembered.listen();
   const context: AdapterContext = { store, records, remembered, unfinishedUses: new Map(), options };
-  return class extends SharedStoreAdapter {
+  return class SharedStoreAdapter extends StoreAdapter {
     constructor(name: string) {
       super(context, name);
     }
@@ -210,7 +210,7 @@ async function loopbackClient({ records, options }: AdapterContext, id: string):
 }
 
 /** One model's records (oidc-provider makes one adapter per model: Client, AccessToken, Grant, Session, ...). */
-class SharedStoreAdapter implements Adapter {
+class StoreAdapter implements Adapter {
   constructor(
     private readonly context: AdapterContext,
     private readonly name: string,
