@@ -3,14 +3,18 @@
  * whether memory levels off. The sandbox runs in a child process so that only the tool servers'
  * memory is measured here. Heap is measured after a forced GC at each quarter of the load.
  * SOAK_CLIENTS, SOAK_CALLS and SOAK_SNAPSHOTS=1 (writes heap snapshots at 25% and 100%) tune it.
+ *
+ * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts): the soak runs in child processes
+ * instead, alternately with this build's servers and with the baseline's (its build/src, loaded by
+ * SOAK_SERVER_SRC; the clients and the sandbox are this build's in both), SOAK_ROUNDS times each
+ * (default 1), and prints the median heap and RSS levels this/baseline.
  */
 import { spawn } from 'node:child_process';
 import { writeHeapSnapshot } from 'node:v8';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { silentLogger } from '../src/core/logger.js';
-import { serveOverHttp } from '../src/core/serving/serve.js';
-import { SERVERS } from '../src/servers.js';
+import { baselineFile, baselineRoot, ratioText } from './baseline.js';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 64);
 const CALLS = Number(process.env.SOAK_CALLS ?? 500);
@@ -18,7 +22,31 @@ const SNAPSHOTS = process.env.SOAK_SNAPSHOTS === '1';
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const KEY = 'soak-server-key-0123456789abcdef';
 
+const SERVER_SRC = process.env.SOAK_SERVER_SRC ?? fileURLToPath(new URL('../src/', import.meta.url));
+const RESULT_LINE = 'SOAK_RESULT ';
+
 const gc = (globalThis as { gc?: () => void }).gc;
+
+interface Sample {
+  done: number;
+  rss: number;
+  heap: number;
+}
+
+interface SoakResult {
+  seconds: number;
+  samples: Sample[];
+}
+
+/** The servers' modules of the build whose compiled `src` directory is `src` (this build's by default). */
+async function serverModules(src: string) {
+  const load = (file: string) => import(pathToFileURL(path.join(src, file)).href);
+  return {
+    silentLogger: ((await load('core/logger.js')) as typeof import('../src/core/logger.js')).silentLogger,
+    serveOverHttp: ((await load('core/serving/serve.js')) as typeof import('../src/core/serving/serve.js')).serveOverHttp,
+    SERVERS: ((await load('servers.js')) as typeof import('../src/servers.js')).SERVERS,
+  };
+}
 
 async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -41,8 +69,10 @@ function memory(): { rss: number; heap: number } {
   return { rss: usage.rss / 1048576, heap: usage.heapUsed / 1048576 };
 }
 
-async function main(): Promise<void> {
+/** The soak itself, in this process, against the servers of the build in `src`. */
+async function soak(src: string): Promise<SoakResult> {
   if (!gc) console.log('(run with --expose-gc for heap figures after a forced GC)');
+  const { silentLogger, serveOverHttp, SERVERS } = await serverModules(src);
   const sandbox = await startSandboxProcess();
   const servers = SERVERS.map((entry) =>
     entry.create({ baseUrl: `${sandbox.url}/${entry.id}`, accessToken: 'sandbox-token' }, { logger: silentLogger, env: {} }),
@@ -63,7 +93,7 @@ async function main(): Promise<void> {
   const teams = (await clients.find((c) => c.incident)!.client.callTool({ name: 'IncidentOps.ListTeams', arguments: { limit: 1 } })).structuredContent as { teams: { id: string }[] };
   const team = teams.teams[0]!.id;
 
-  const samples: { done: number; rss: number; heap: number }[] = [{ done: 0, ...memory() }];
+  const samples: Sample[] = [{ done: 0, ...memory() }];
   const started = performance.now();
   for (let quarter = 1; quarter <= 4; quarter++) {
     const calls = CALLS / 4;
@@ -82,15 +112,67 @@ async function main(): Promise<void> {
   }
   const seconds = (performance.now() - started) / 1000;
 
-  console.log(`soak: ${CLIENTS} HTTP clients x ${CALLS} calls = ${CLIENTS * CALLS} calls in ${seconds.toFixed(1)} s (${((CLIENTS * CALLS) / seconds).toFixed(0)} calls/s)`);
+  await Promise.all(clients.map(({ client }) => client.close()));
+  await http.close();
+  sandbox.stop();
+  return { seconds, samples };
+}
+
+function printSoak({ seconds, samples }: SoakResult, label = ''): void {
+  console.log(`soak${label}: ${CLIENTS} HTTP clients x ${CALLS} calls = ${CLIENTS * CALLS} calls in ${seconds.toFixed(1)} s (${((CLIENTS * CALLS) / seconds).toFixed(0)} calls/s)`);
   console.log('calls done   rss MiB   heap used MiB (after GC)');
   for (const s of samples) console.log(`${String(s.done).padStart(10)}   ${s.rss.toFixed(0).padStart(7)}   ${s.heap.toFixed(1).padStart(13)}`);
   const [, first, , , last] = samples;
   if (first && last) console.log(`heap growth from 25% to 100% of the load: ${(last.heap - first.heap).toFixed(1)} MiB; rss: ${(last.rss - first.rss).toFixed(0)} MiB`);
+}
 
-  await Promise.all(clients.map(({ client }) => client.close()));
-  await http.close();
-  sandbox.stop();
+/** One soak in a fresh process (this bench with SOAK_SERVER_SRC), its result read from its last line. */
+function soakInChild(src: string): Promise<SoakResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_BASELINE: '', SOAK_SERVER_SRC: src, SOAK_REPORT: '1' } });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((candidate) => candidate.startsWith(RESULT_LINE));
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_LINE.length)) as SoakResult);
+      else reject(new Error(`soak child (${src}) exited with ${code}: ${out.slice(-600)}`));
+    });
+  });
+}
+
+/** This build's and the baseline's servers soaked alternately, each in its own process; levels this/baseline. */
+async function soakAgainstBaseline(root: string): Promise<void> {
+  const builds = [
+    { label: 'this build', src: SERVER_SRC, results: [] as SoakResult[] },
+    { label: 'baseline', src: path.dirname(baselineFile(root, 'build/src/servers.js')), results: [] as SoakResult[] },
+  ];
+  const rounds = Number(process.env.SOAK_ROUNDS ?? 1);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < builds.length; k++) {
+      const build = builds[(k + round) % builds.length]!;
+      const result = await soakInChild(build.src);
+      build.results.push(result);
+      printSoak(result, ` (${build.label}, round ${round + 1})`);
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const level = (results: SoakResult[], at: number, pick: (s: Sample) => number) => median(results.map((r) => pick(r.samples[at]!)));
+  const [ours, theirs] = builds.map((build) => build.results) as [SoakResult[], SoakResult[]];
+  console.log(`\nthis build / baseline (${root}), medians of ${rounds} round(s):`);
+  for (const [name, at] of [['at 25% of the load', 1], ['at 100% of the load', 4]] as const) {
+    console.log(`  heap used after GC ${name}: ${ratioText(level(ours, at, (s) => s.heap), level(theirs, at, (s) => s.heap))}x; rss: ${ratioText(level(ours, at, (s) => s.rss), level(theirs, at, (s) => s.rss))}x`);
+  }
+  const growth = (results: SoakResult[]) => median(results.map((r) => r.samples[4]!.heap - r.samples[1]!.heap));
+  const rate = (results: SoakResult[]) => median(results.map((r) => (CLIENTS * CALLS) / r.seconds));
+  console.log(`  heap growth from 25% to 100%: ${growth(ours).toFixed(1)} MiB against ${growth(theirs).toFixed(1)} MiB; calls/s: ${ratioText(rate(ours), rate(theirs))}x`);
+}
+
+async function main(): Promise<void> {
+  const root = process.env.SOAK_REPORT === '1' ? undefined : baselineRoot();
+  if (root) return soakAgainstBaseline(root);
+  const result = await soak(SERVER_SRC);
+  printSoak(result);
+  if (process.env.SOAK_REPORT === '1') console.log(`${RESULT_LINE}${JSON.stringify(result)}`);
 }
 
 main().catch((error: unknown) => {
