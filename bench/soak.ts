@@ -5,15 +5,16 @@
  * SOAK_CLIENTS, SOAK_CALLS and SOAK_SNAPSHOTS=1 (writes heap snapshots at 25% and 100%) tune it.
  *
  * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts): the soak runs in child processes
- * instead, alternately with this build's servers and with the baseline's (its build/src, loaded by
- * SOAK_SERVER_SRC; the clients and the sandbox are this build's in both), SOAK_ROUNDS times each
- * (default 1), and prints the median heap and RSS levels this/baseline.
+ * instead, alternately this build's (build/bench/soak.js) and the baseline's own, each on its own
+ * install, SOAK_ROUNDS times each (default 1), and prints the median heap and RSS levels this/baseline.
  */
 import { spawn } from 'node:child_process';
 import { writeHeapSnapshot } from 'node:v8';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { silentLogger } from '../src/core/logger.js';
+import { serveOverHttp } from '../src/core/serving/serve.js';
+import { SERVERS } from '../src/servers.js';
 import { baselineFile, baselineRoot, ratioText } from './baseline.js';
 
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 64);
@@ -21,9 +22,6 @@ const CALLS = Number(process.env.SOAK_CALLS ?? 500);
 const SNAPSHOTS = process.env.SOAK_SNAPSHOTS === '1';
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const KEY = 'soak-server-key-0123456789abcdef';
-
-const SERVER_SRC = process.env.SOAK_SERVER_SRC ?? fileURLToPath(new URL('../src/', import.meta.url));
-const RESULT_LINE = 'SOAK_RESULT ';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -34,18 +32,9 @@ interface Sample {
 }
 
 interface SoakResult {
-  seconds: number;
+  output: string;
+  callsPerSecond: number;
   samples: Sample[];
-}
-
-/** The servers' modules of the build whose compiled `src` directory is `src` (this build's by default). */
-async function serverModules(src: string) {
-  const load = (file: string) => import(pathToFileURL(path.join(src, file)).href);
-  return {
-    silentLogger: ((await load('core/logger.js')) as typeof import('../src/core/logger.js')).silentLogger,
-    serveOverHttp: ((await load('core/serving/serve.js')) as typeof import('../src/core/serving/serve.js')).serveOverHttp,
-    SERVERS: ((await load('servers.js')) as typeof import('../src/servers.js')).SERVERS,
-  };
 }
 
 async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
@@ -69,10 +58,8 @@ function memory(): { rss: number; heap: number } {
   return { rss: usage.rss / 1048576, heap: usage.heapUsed / 1048576 };
 }
 
-/** The soak itself, in this process, against the servers of the build in `src`. */
-async function soak(src: string): Promise<SoakResult> {
+async function soak(): Promise<void> {
   if (!gc) console.log('(run with --expose-gc for heap figures after a forced GC)');
-  const { silentLogger, serveOverHttp, SERVERS } = await serverModules(src);
   const sandbox = await startSandboxProcess();
   const servers = SERVERS.map((entry) =>
     entry.create({ baseUrl: `${sandbox.url}/${entry.id}`, accessToken: 'sandbox-token' }, { logger: silentLogger, env: {} }),
@@ -112,67 +99,73 @@ async function soak(src: string): Promise<SoakResult> {
   }
   const seconds = (performance.now() - started) / 1000;
 
-  await Promise.all(clients.map(({ client }) => client.close()));
-  await http.close();
-  sandbox.stop();
-  return { seconds, samples };
-}
-
-function printSoak({ seconds, samples }: SoakResult, label = ''): void {
-  console.log(`soak${label}: ${CLIENTS} HTTP clients x ${CALLS} calls = ${CLIENTS * CALLS} calls in ${seconds.toFixed(1)} s (${((CLIENTS * CALLS) / seconds).toFixed(0)} calls/s)`);
+  console.log(`soak: ${CLIENTS} HTTP clients x ${CALLS} calls = ${CLIENTS * CALLS} calls in ${seconds.toFixed(1)} s (${((CLIENTS * CALLS) / seconds).toFixed(0)} calls/s)`);
   console.log('calls done   rss MiB   heap used MiB (after GC)');
   for (const s of samples) console.log(`${String(s.done).padStart(10)}   ${s.rss.toFixed(0).padStart(7)}   ${s.heap.toFixed(1).padStart(13)}`);
   const [, first, , , last] = samples;
   if (first && last) console.log(`heap growth from 25% to 100% of the load: ${(last.heap - first.heap).toFixed(1)} MiB; rss: ${(last.rss - first.rss).toFixed(0)} MiB`);
+
+  await Promise.all(clients.map(({ client }) => client.close()));
+  await http.close();
+  sandbox.stop();
 }
 
-/** One soak in a fresh process (this bench with SOAK_SERVER_SRC), its result read from its last line. */
-function soakInChild(src: string): Promise<SoakResult> {
+/** The figures a soak printed: its calls/s and its table (rss rounded to 1 MiB, heap to 0.1 MiB). */
+function readSoakOutput(output: string): SoakResult {
+  const rate = /\((\d+) calls\/s\)/.exec(output);
+  const samples = [...output.matchAll(/^\s*(\d+)\s+(\d+)\s+(\d+\.\d)\s*$/gm)].map((row) => ({ done: Number(row[1]), rss: Number(row[2]), heap: Number(row[3]) }));
+  if (!rate || samples.length !== 5) throw new Error(`no soak figures in: ${output.slice(-600)}`);
+  return { output, callsPerSecond: Number(rate[1]), samples };
+}
+
+/** One soak in a fresh process: `script` is this build's soak.js or the baseline's, each loading its own install. */
+function soakInChild(script: string): Promise<SoakResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_BASELINE: '', SOAK_SERVER_SRC: src, SOAK_REPORT: '1' } });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const child = spawn(process.execPath, ['--expose-gc', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_BASELINE: '' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
-      const line = out.split('\n').find((candidate) => candidate.startsWith(RESULT_LINE));
-      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_LINE.length)) as SoakResult);
-      else reject(new Error(`soak child (${src}) exited with ${code}: ${out.slice(-600)}`));
+      if (code !== 0) reject(new Error(`${script} exited with ${code}: ${output.slice(-600)}`));
+      else {
+        try {
+          resolve(readSoakOutput(output));
+        } catch (error) {
+          reject(error);
+        }
+      }
     });
   });
 }
 
-/** This build's and the baseline's servers soaked alternately, each in its own process; levels this/baseline. */
+/** This build's soak and the baseline's, alternately, each in its own process; their levels this/baseline. */
 async function soakAgainstBaseline(root: string): Promise<void> {
   const builds = [
-    { label: 'this build', src: SERVER_SRC, results: [] as SoakResult[] },
-    { label: 'baseline', src: path.dirname(baselineFile(root, 'build/src/servers.js')), results: [] as SoakResult[] },
+    { label: 'this build', script: fileURLToPath(import.meta.url), results: [] as SoakResult[] },
+    { label: 'baseline', script: baselineFile(root, 'build/bench/soak.js'), results: [] as SoakResult[] },
   ];
   const rounds = Number(process.env.SOAK_ROUNDS ?? 1);
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < builds.length; k++) {
       const build = builds[(k + round) % builds.length]!;
-      const result = await soakInChild(build.src);
+      const result = await soakInChild(build.script);
       build.results.push(result);
-      printSoak(result, ` (${build.label}, round ${round + 1})`);
+      console.log(`${build.label}, round ${round + 1}:\n${result.output.trimEnd()}`);
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   const level = (results: SoakResult[], at: number, pick: (s: Sample) => number) => median(results.map((r) => pick(r.samples[at]!)));
   const [ours, theirs] = builds.map((build) => build.results) as [SoakResult[], SoakResult[]];
   console.log(`\nthis build / baseline (${root}), medians of ${rounds} round(s):`);
-  for (const [name, at] of [['at 25% of the load', 1], ['at 100% of the load', 4]] as const) {
+  for (const [name, at] of [['before the load', 0], ['at 25% of the load', 1], ['at 100% of the load', 4]] as const) {
     console.log(`  heap used after GC ${name}: ${ratioText(level(ours, at, (s) => s.heap), level(theirs, at, (s) => s.heap))}x; rss: ${ratioText(level(ours, at, (s) => s.rss), level(theirs, at, (s) => s.rss))}x`);
   }
   const growth = (results: SoakResult[]) => median(results.map((r) => r.samples[4]!.heap - r.samples[1]!.heap));
-  const rate = (results: SoakResult[]) => median(results.map((r) => (CLIENTS * CALLS) / r.seconds));
-  console.log(`  heap growth from 25% to 100%: ${growth(ours).toFixed(1)} MiB against ${growth(theirs).toFixed(1)} MiB; calls/s: ${ratioText(rate(ours), rate(theirs))}x`);
+  console.log(`  heap growth from 25% to 100%: ${growth(ours).toFixed(1)} MiB against ${growth(theirs).toFixed(1)} MiB; calls/s: ${ratioText(median(ours.map((r) => r.callsPerSecond)), median(theirs.map((r) => r.callsPerSecond)))}x`);
 }
 
 async function main(): Promise<void> {
-  const root = process.env.SOAK_REPORT === '1' ? undefined : baselineRoot();
-  if (root) return soakAgainstBaseline(root);
-  const result = await soak(SERVER_SRC);
-  printSoak(result);
-  if (process.env.SOAK_REPORT === '1') console.log(`${RESULT_LINE}${JSON.stringify(result)}`);
+  const root = baselineRoot();
+  await (root ? soakAgainstBaseline(root) : soak());
 }
 
 main().catch((error: unknown) => {
