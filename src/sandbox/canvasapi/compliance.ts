@@ -26,7 +26,8 @@ export function int64Id(value: unknown, field: string): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
   if (typeof value === 'bigint' && value >= 0n && value <= 9_223_372_036_854_775_807n) return String(value);
   if (typeof value === 'string' && /^\d{1,19}$/.test(value)) return value;
-  throw badRequest(`Invalid parameters: ${field} must be an integer ID, got ${JSON.stringify(value)}`);
+  // A bigint past int64 is named as digits: JSON.stringify throws on a bigint.
+  throw badRequest(`Invalid parameters: ${field} must be an integer ID, got ${typeof value === 'bigint' ? String(value) : JSON.stringify(value)}`);
 }
 
 function labelOf(store: Store, id: string, field: string): LabelRecord {
