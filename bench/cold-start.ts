@@ -18,6 +18,8 @@
  *
  * By default the shipped CLI (dist/cli.js, `npm run build`) is measured; `--cli label=path`
  * (repeatable) measures other builds of it instead, e.g. `--cli tsc=dist/cli.js --cli bundle=dist-bundle/cli.js`.
+ * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts) also measures that build's
+ * dist/cli.js, interleaved with the others, and prints the time and RSS ratios this/baseline.
  * Prints per-target medians (and quartiles) and the ratio ours/peer.
  */
 import { spawn } from 'node:child_process';
@@ -27,9 +29,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { baselineFile, baselineRoot, ratioText } from './baseline.js';
 
 interface Target {
   label: string;
+  /** Our servers' targets: which server, and from which build (`--cli` label, or "baseline"). */
+  server?: string;
+  build?: string;
   command: string[];
   env: NodeJS.ProcessEnv;
   peer?: boolean;
@@ -46,22 +52,24 @@ interface Sample {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TIMEOUT_MS = 20_000;
 
-function parseArgs(argv: string[]): { rounds: number; clis: { label: string; file: string }[] } {
+function parseArgs(argv: string[]): { rounds: number; clis: { label: string; file: string }[]; baseline?: { root: string; file: string } } {
   let rounds = Number(process.env.COLD_START_ROUNDS ?? 15);
   const clis: { label: string; file: string }[] = [];
+  const root = baselineRoot(argv);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--rounds') rounds = Number(argv[++i]);
+    else if (arg === '--baseline') i++;
     else if (arg === '--cli') {
       const value = argv[++i] ?? '';
       const eq = value.indexOf('=');
       clis.push(eq > 0 ? { label: value.slice(0, eq), file: path.resolve(ROOT, value.slice(eq + 1)) } : { label: value, file: path.resolve(ROOT, value) });
-    } else throw new Error(`unknown argument ${arg}; usage: cold-start.js [--rounds N] [--cli label=path]...`);
+    } else throw new Error(`unknown argument ${arg}; usage: cold-start.js [--rounds N] [--cli label=path]... [--baseline dir]`);
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
-  if (clis.length === 0) clis.push({ label: '', file: path.join(ROOT, 'dist', 'cli.js') });
+  if (clis.length === 0) clis.push({ label: root ? 'this build' : '', file: path.join(ROOT, 'dist', 'cli.js') });
   for (const cli of clis) if (!existsSync(cli.file)) throw new Error(`${cli.file} does not exist (run npm run build first)`);
-  return { rounds, clis };
+  return { rounds, clis, ...(root ? { baseline: { root, file: baselineFile(root, 'dist/cli.js') } } : {}) };
 }
 
 /** The peer's entry point, or undefined when the package is not installed. */
@@ -195,15 +203,15 @@ function quantile(sorted: number[], q: number): number {
 }
 
 async function main(): Promise<void> {
-  const { rounds, clis } = parseArgs(process.argv.slice(2));
+  const { rounds, clis, baseline } = parseArgs(process.argv.slice(2));
   const scratch = mkdtempSync(path.join(tmpdir(), 'toolservers-cold-start-'));
   // A clean environment: no stored sign-in, dummy tokens, servers' own logging quiet.
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: scratch, TOOLSERVERS_CREDENTIALS_FILE: path.join(scratch, 'credentials.json'), TOOLSERVERS_LOG_LEVEL: 'warn' };
   const targets: Target[] = [];
-  for (const cli of clis) {
+  for (const cli of [...clis, ...(baseline ? [{ label: 'baseline', file: baseline.file }] : [])]) {
     const suffix = cli.label ? ` (${cli.label})` : '';
-    targets.push({ label: `toolservers canvasapi${suffix}`, command: [process.execPath, cli.file, 'canvasapi'], env: { ...base, CANVASAPI_ACCESS_TOKEN: 'dummy' } });
-    targets.push({ label: `toolservers incidentops${suffix}`, command: [process.execPath, cli.file, 'incidentops'], env: { ...base, INCIDENTOPS_ACCESS_TOKEN: 'dummy' } });
+    targets.push({ label: `toolservers canvasapi${suffix}`, server: 'canvasapi', build: cli.label, command: [process.execPath, cli.file, 'canvasapi'], env: { ...base, CANVASAPI_ACCESS_TOKEN: 'dummy' } });
+    targets.push({ label: `toolservers incidentops${suffix}`, server: 'incidentops', build: cli.label, command: [process.execPath, cli.file, 'incidentops'], env: { ...base, INCIDENTOPS_ACCESS_TOKEN: 'dummy' } });
   }
   const floor = await bundleSdkFloor(scratch);
   // Its young generation held small from the start (main.ts holds a stdio server's once it runs).
@@ -245,6 +253,17 @@ async function main(): Promise<void> {
     console.log(
       `${target.label.padEnd(40)}${String(tools.get(target) ?? '').padStart(6)}${ms.toFixed(0).padStart(11)}${quantile(sorted, 0.25).toFixed(0).padStart(8)}${quantile(sorted, 0.75).toFixed(0).padStart(8)}${(sorted[0] ?? NaN).toFixed(0).padStart(8)}${msRatio.padStart(9)}${rss.toFixed(1).padStart(9)}${rssRatio.padStart(9)}`,
     );
+  }
+  if (baseline) {
+    console.log(`\nthis build / baseline (${baseline.root}):`);
+    console.log(`${''.padEnd(40)}${'median ms'.padStart(11)}${'RSS MB'.padStart(9)}`);
+    for (const ours of targets.filter((t) => t.server && t.build !== 'baseline')) {
+      const theirs = targets.find((t) => t.server === ours.server && t.build === 'baseline');
+      if (!theirs) continue;
+      const msRatio = ratioText(median(samples.get(ours)), median(samples.get(theirs)));
+      const rssRatio = ratioText(median(memory.get(ours)), median(memory.get(theirs)));
+      console.log(`${ours.label.padEnd(40)}${`${msRatio}x`.padStart(11)}${`${rssRatio}x`.padStart(9)}`);
+    }
   }
 }
 

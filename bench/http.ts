@@ -13,6 +13,10 @@
  * BENCH_HTTP_ROUNDS (default 6), BENCH_HTTP_SEQ (calls per latency round, default 200),
  * BENCH_HTTP_CLIENTS (default 32), BENCH_HTTP_CALLS (calls per client per round, default 40).
  * BENCH_HTTP_PROFILE=<dir> writes a CPU profile of each server process there (node --cpu-prof).
+ *
+ * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts: another commit's checkout, built)
+ * also starts that build's two servers (its build/bench/http-child.js, on the same sandbox),
+ * interleaved with this build's, and prints p50, calls/s and server CPU per call this/baseline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { baselineFile, baselineRoot, ratioText } from './baseline.js';
 
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 6);
 const SEQ = Number(process.env.BENCH_HTTP_SEQ ?? 200);
@@ -40,7 +45,12 @@ export interface Captured {
 
 export interface Target {
   name: string;
+  /** On the floor's targets: the platform whose GET it does. */
   floorOf?: string;
+  /** What a server's target measures (its platform, or an auth mode): this build's and the baseline's targets of one series are compared. */
+  series?: string;
+  /** Whether it is the baseline build's server. */
+  baseline?: boolean;
   child: ChildProcess;
   call: Captured;
   latency: number[];
@@ -151,6 +161,28 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+export interface Figures {
+  t: Target;
+  p50: number;
+  rate: number;
+  cpu: number;
+}
+
+/** A target's p50 latency (ms), median calls/s under CLIENTS concurrent clients, and server CPU ms per call. */
+export function figuresOf(t: Target): Figures {
+  return { t, p50: median(t.latency), rate: (CLIENTS * CALLS) / median(t.seconds), cpu: t.cpuMicros / 1000 / t.calls };
+}
+
+/** One line per pair: this build's figures over the baseline's (below 1 is better for p50 and CPU, above 1 for calls/s). */
+export function printAgainstBaseline(pairs: { name: string; ours: Figures; theirs: Figures }[], root: string): void {
+  const width = Math.max(30, ...pairs.map((pair) => pair.name.length + 2));
+  console.log(`\nthis build / baseline (${root}):`);
+  console.log(''.padEnd(width) + 'p50 ms'.padEnd(12) + `calls/s @${CLIENTS}`.padEnd(16) + 'server CPU ms/call');
+  for (const { name, ours, theirs } of pairs) {
+    console.log(name.padEnd(width) + `${ratioText(ours.p50, theirs.p50)}x`.padEnd(12) + `${ratioText(ours.rate, theirs.rate)}x`.padEnd(16) + `${ratioText(ours.cpu, theirs.cpu)}x`);
+  }
+}
+
 /** Server processes leave when their IPC channel closes (so that a CPU profile gets written). */
 export async function stopChildren(children: ChildProcess[]): Promise<void> {
   await Promise.all(
@@ -183,25 +215,31 @@ export async function runHttpBench(): Promise<void> {
     const entry = (platform: string) => ({ platform, accessToken: TOKEN, tokenType: 'bearer', obtainedAt: Date.now(), baseUrl: `${sandboxUrl}/${platform}` });
     writeFileSync(credentialsFile, JSON.stringify({ version: 1, credentials: { incidentops: entry('incidentops'), canvasapi: entry('canvasapi') } }), { mode: 0o600 });
 
-    const start = async (kind: string): Promise<{ child: ChildProcess; url: string }> => {
-      const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind}.cpuprofile`] : [];
-      const child = spawn(process.execPath, [...flags, CHILD, kind, sandboxUrl, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const baseline = baselineRoot();
+    const baselineChild = baseline ? baselineFile(baseline, 'build/bench/http-child.js') : undefined;
+    const start = async (kind: string, script = CHILD, profileName = kind): Promise<{ child: ChildProcess; url: string }> => {
+      const flags = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...flags, script, kind, sandboxUrl, credentialsFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
       children.push(child);
       return { child, url: await readLine(child, /READY (\S+)/) };
     };
     const floor = await start('floor');
-    const incidentops = await start('incidentops');
-    const canvasapi = await start('canvasapi');
     const keyed = { authorization: `Bearer ${SERVER_KEY}` };
-    const target = (name: string, child: ChildProcess, call: Captured, floorOf?: string): Target => ({
-      name, child, call, latency: [], seconds: [], calls: 0, cpuMicros: 0, errors: 0, ...(floorOf ? { floorOf } : {}),
-    });
-    const targets: Target[] = [
-      target('floor (IncidentOps GET)', floor.child, await capture(floor.url, {}, 'get', { path: `/incidentops/services/${serviceId}` }), 'IncidentOps'),
-      target('IncidentOps.GetService', incidentops.child, await capture(incidentops.url, keyed, 'IncidentOps.GetService', { service_id: serviceId })),
-      target('floor (CanvasApi GET)', floor.child, await capture(floor.url, {}, 'get', { path: `/canvasapi/v2/boards/${boardId}` }), 'CanvasApi'),
-      target('CanvasApi.RetrieveBoardInfo', canvasapi.child, await capture(canvasapi.url, keyed, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: boardId })),
+    const target = (name: string, child: ChildProcess, call: Captured, more: Partial<Target>): Target => ({ name, child, call, latency: [], seconds: [], calls: 0, cpuMicros: 0, errors: 0, ...more });
+    const platforms = [
+      { platform: 'IncidentOps', kind: 'incidentops', floorPath: `/incidentops/services/${serviceId}`, tool: 'IncidentOps.GetService', args: { service_id: serviceId } },
+      { platform: 'CanvasApi', kind: 'canvasapi', floorPath: `/canvasapi/v2/boards/${boardId}`, tool: 'CanvasApi.RetrieveBoardInfo', args: { board_unique_identifier: boardId } },
     ];
+    const targets: Target[] = [];
+    for (const { platform, kind, floorPath, tool, args } of platforms) {
+      const ours = await start(kind);
+      targets.push(target(`floor (${platform} GET)`, floor.child, await capture(floor.url, {}, 'get', { path: floorPath }), { floorOf: platform }));
+      targets.push(target(tool, ours.child, await capture(ours.url, keyed, tool, args), { series: platform }));
+      if (baselineChild) {
+        const theirs = await start(kind, baselineChild, `${kind}-baseline`);
+        targets.push(target(`${tool} (baseline)`, theirs.child, await capture(theirs.url, keyed, tool, args), { series: platform, baseline: true }));
+      }
+    }
 
     console.log(`\nHTTP against the floor (bare SDK server, same upstream GET): ${ROUNDS} interleaved rounds of ${SEQ} sequential calls + ${CLIENTS} clients x ${CALLS} calls`);
     for (const t of targets) await round(t, false); // warm-up
@@ -209,24 +247,27 @@ export async function runHttpBench(): Promise<void> {
       for (let i = 0; i < targets.length; i++) await round(targets[(i + r) % targets.length]!, true);
     }
 
-    const figures = targets.map((t) => ({
-      t,
-      p50: median(t.latency),
-      rate: (CLIENTS * CALLS) / median(t.seconds),
-      cpu: t.cpuMicros / 1000 / t.calls,
-    }));
+    const figures = targets.map(figuresOf);
     const pad = (text: string, width: number) => text.padEnd(width);
-    console.log(pad('', 30) + pad('p50 ms (x floor)', 20) + pad(`calls/s @${CLIENTS} (x floor)`, 24) + pad('server CPU ms/call (x floor)', 30) + 'errors');
+    const nameWidth = Math.max(30, ...targets.map((t) => t.name.length + 2));
+    console.log(pad('', nameWidth) + pad('p50 ms (x floor)', 20) + pad(`calls/s @${CLIENTS} (x floor)`, 24) + pad('server CPU ms/call (x floor)', 30) + 'errors');
     for (const f of figures) {
-      const base = f.t.floorOf ? undefined : figures[figures.indexOf(f) - 1];
+      const base = f.t.floorOf ? undefined : figures.find((candidate) => candidate.t.floorOf === f.t.series);
       const ratio = (value: number, floorValue: number | undefined) => (floorValue ? ` (${(value / floorValue).toFixed(2)}x)` : '');
       console.log(
-        pad(f.t.name, 30) +
+        pad(f.t.name, nameWidth) +
           pad(`${f.p50.toFixed(2)}${ratio(f.p50, base?.p50)}`, 20) +
           pad(`${f.rate.toFixed(0)}${ratio(f.rate, base?.rate)}`, 24) +
           pad(`${f.cpu.toFixed(2)}${ratio(f.cpu, base?.cpu)}`, 30) +
           String(f.t.errors),
       );
+    }
+    if (baseline) {
+      const pairs = figures.flatMap((ours) => {
+        const theirs = ours.t.series && !ours.t.baseline ? figures.find((f) => f.t.baseline && f.t.series === ours.t.series) : undefined;
+        return theirs ? [{ name: ours.t.name, ours, theirs }] : [];
+      });
+      printAgainstBaseline(pairs, baseline);
     }
     const failed = figures.filter((f) => f.t.errors > 0);
     if (failed.length > 0) throw new Error(`HTTP bench: errors in ${failed.map((f) => f.t.name).join(', ')}; the first: ${firstError}`);

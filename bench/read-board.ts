@@ -8,13 +8,14 @@
  * Each round spawns a fresh stdio server (`main.js canvasapi`, toolset `tasks`) per build and
  * scenario, interleaved this build / baseline so that a machine that slows down mid-run slows
  * both alike, makes the call over MCP (the SDK client), reads the peak and stops the server.
- * `--baseline` is another build's compiled `src` directory holding `main.js` (e.g. the previous
- * commit built with `tsc` into /tmp/rb-baseline/dist); without it only this build is measured.
+ * `--baseline` (or BENCH_BASELINE) is another build's compiled `src` directory holding `main.js`
+ * (e.g. the previous commit built with `tsc` into /tmp/rb-baseline/dist), or the root of a built
+ * checkout of it (bench/baseline.ts: its build/src/main.js); without it only this build is measured.
  * Scenarios: `max_items: 1`; the default arguments; 16 calls with `max_items: 1` at once on one
  * connection (this build only, unless BENCH_BASELINE_CONCURRENT=1: the baseline held 3.3 GB).
  * Prints medians and the ratios this build / baseline. Nothing asserts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startFakeBoard, type FakeBoard } from '../test/support/fake-board.js';
+import { baselineFile, baselineRoot } from './baseline.js';
 
 interface Build {
   label: string;
@@ -51,8 +53,8 @@ function option(name: string): string | undefined {
 const ROUNDS = Number(option('--rounds') ?? 3);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const builds: Build[] = [{ label: 'this build', main: path.resolve(here, '../src/main.js') }];
-const baselineDir = option('--baseline');
-if (baselineDir) builds.push({ label: 'baseline', main: path.resolve(baselineDir, 'main.js') });
+const baselineDir = baselineRoot();
+if (baselineDir) builds.push({ label: 'baseline', main: existsSync(path.join(baselineDir, 'main.js')) ? path.join(baselineDir, 'main.js') : baselineFile(baselineDir, 'build/src/main.js') });
 
 const scenarios: Scenario[] = [
   { name: 'max_items 1', args: { max_items: 1 }, calls: 1, baseline: true },

@@ -1,14 +1,15 @@
 /**
- * The shape of src/ at run time (docs/architecture.md draws it): no import cycles, the core's
- * rooms import each other in one direction only, the core knows neither platform, the platforms'
- * code never reaches into serving, and the sandbox imports nothing of the rest. Checked on the
- * compiled modules (build/src), i.e. the imports that exist when the code runs.
+ * The shape of src/ (docs/architecture.md draws it): no import cycles, the core's rooms import
+ * each other in one direction only, the core knows neither platform, the platforms' code never
+ * reaches into serving, and the sandbox imports nothing of the rest. Checked twice: on the
+ * compiled modules (build/src), the imports that exist when the code runs, and on the sources
+ * with type imports too, so that types point the same way as the code.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { directionViolations, findCycles, readImportGraph, type DirectionRule } from './support/import-graph.js';
+import { directionViolations, findCycles, readImportGraph, readSourceImportGraph, type DirectionRule } from './support/import-graph.js';
 
 const COMPILED_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
 const SOURCE_SRC = path.resolve(COMPILED_SRC, '..', '..', 'src');
@@ -61,6 +62,25 @@ describe('import graph of src/', () => {
     const rooms = new Set([...graph.keys()].map((module) => SRC_DIRECTION.groupOf(module)).filter((group) => group.startsWith('core/')));
     const unknown = [...rooms].filter((room) => !(room in SRC_DIRECTION.mayImport));
     assert.deepEqual(unknown, [], 'a new folder in src/core needs its place in SRC_DIRECTION and docs/architecture.md');
+  });
+});
+
+describe('import graph of src/ with type imports', () => {
+  const graph = readSourceImportGraph(SOURCE_SRC);
+
+  it('reads the sources with their type imports', () => {
+    assert.equal(graph.size, readImportGraph(COMPILED_SRC, SOURCE_SRC).size, 'one module per source file');
+    assert.ok(graph.get('core/tools/run-tool.js')?.includes('core/tools/tool.js'), 'an `import type`');
+  });
+
+  it('has no import cycles, type imports included', () => {
+    const cycles = findCycles(graph).map((cycle) => cycle.map(asSource).join(' -> '));
+    assert.deepEqual(cycles, [], `import cycles (a type shared by two files lives in the lower one):\n${cycles.join('\n')}`);
+  });
+
+  it('keeps the direction with type imports too', () => {
+    const wrong = directionViolations(graph, SRC_DIRECTION);
+    assert.deepEqual(wrong, [], `type imports against the direction in docs/architecture.md:\n${wrong.join('\n')}`);
   });
 });
 

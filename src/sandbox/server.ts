@@ -3,10 +3,11 @@
  * path prefixes (`/incidentops/...`, later `/canvasapi/...`) and records every request.
  *
  * Adding a platform: implement `SandboxPlatform` (a prefix and a `handle` function that turns a
- * parsed request into a status, headers and a JSON body), then register it in `startSandbox`
+ * parsed request into a status, headers and a JSON body), then register it in `mountPlatforms`
  * (or pass it through `options.platforms`). The host does the HTTP plumbing (body reading,
  * latency, recording with redacted credentials, JSON encoding, 404 for unknown prefixes, 500 on
- * a crash); platforms never see node:http objects.
+ * a crash); platforms never see node:http objects. What is recorded of a request, redacted, is
+ * recording.ts's; the request and response types are exchange.ts's.
  *
  * Both platforms also have an OAuth 2.0 authorization server (see oauth.ts): the whiteboard's at
  * `/canvasapi/oauth/authorize` + `/canvasapi/v1/oauth/token` (revocation `/canvasapi/v2/oauth/revoke`),
@@ -18,17 +19,19 @@
  * no code with the tool servers, so that a bug in a tool server is not mirrored here.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createCanvasApiPlatform, type CanvasApiDemo } from './canvasapi/index.js';
 import { createIncidentOpsPlatform } from './incidentops/api.js';
 import type { PlanOptions } from './incidentops/intelligence.js';
 import type { SandboxPlatform, SandboxResponse } from './exchange.js';
 import { createIncidentOpsAuthority, createIncidentOpsIdentityPlatform, INCIDENTOPS_IDENTITY_PREFIX } from './incidentops/identity.js';
 import { ALL_SCOPES, BASE_SCOPES } from './canvasapi/tokens.js';
-import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET, endpointInfo, redactPairs, redactSecrets, type OAuthEndpointInfo, type OAuthSettings } from './oauth.js';
+import { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET, endpointInfo, type OAuthAuthority, type OAuthEndpointInfo, type OAuthSettings } from './oauth.js';
+import { collectHeaders, recordBody, recordRequest, type RecordedRequest } from './recording.js';
 
 export type { OAuthEndpointInfo, OAuthSettings } from './oauth.js';
 export { DEFAULT_OAUTH_CLIENT_ID, DEFAULT_OAUTH_CLIENT_SECRET } from './oauth.js';
+export { MAX_RECORDED_REQUESTS, redactAuthorization, type RecordedRequest } from './recording.js';
 
 /** ID of the generated user who owns the sandbox token (the answer of /users/me). */
 export { DEMO_USER_ID } from './incidentops/data.js';
@@ -69,28 +72,6 @@ export interface SandboxOptions {
   oauth?: OAuthSettings;
 }
 
-export interface RecordedRequest {
-  platform: 'incidentops' | string;
-  method: string;
-  /** Path after the platform prefix, raw (percent-encoded). */
-  path: string;
-  /** Decoded query pairs in order, keys verbatim; values of secret parameters (`code`, `access_token`, ...) are '[redacted]'. */
-  query: [string, string][];
-  /** Lower-cased names; the credential in `authorization` is replaced by '[redacted]' (the scheme is kept). */
-  headers: Record<string, string>;
-  /** Response status; 0 while the request is still being handled. */
-  status: number;
-  /**
-   * The request body parsed as JSON (JSON content type) or as a form (`application/x-www-form-urlencoded`,
-   * as an object; a repeated field keeps its last value); absent otherwise. Values of secret
-   * properties (`clientSecret`, `accessToken`, `client_secret`, `code`, `code_verifier`,
-   * `access_token`, `refresh_token`, `token`, ...) are '[redacted]' at any depth.
-   */
-  body?: unknown;
-  /** A JSON body exactly as received (every digit of an int64), when it carries no secret property (else only the redacted `body`). */
-  bodyText?: string;
-}
-
 export interface RunningSandbox {
   /** e.g. http://127.0.0.1:PORT */
   url: string;
@@ -107,61 +88,16 @@ export interface RunningSandbox {
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 
-/** Replace the credential but keep its scheme, e.g. 'Bearer [redacted]', 'Token token=[redacted]'. */
-export function redactAuthorization(value: string): string {
-  const token = /^(\s*token\s+token=)/i.exec(value);
-  if (token) return `${token[1]}[redacted]`;
-  const scheme = /^(\s*[A-Za-z][A-Za-z0-9_-]*\s+)\S/.exec(value);
-  if (scheme) return `${scheme[1]}[redacted]`;
-  return '[redacted]';
+/** What the host's request handling reads: the mounted platforms, the record and the host's own origin (known once listening). */
+interface SandboxHost {
+  platforms: Map<string, SandboxPlatform>;
+  requests: RecordedRequest[];
+  latencyMs: number;
+  origin: string;
 }
 
-function collectHeaders(req: http.IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** The body as JSON or form fields when the content type says so and it parses, secrets redacted; undefined otherwise (never throws). */
-function parseBodyForRecord(contentType: string | undefined, body: Buffer): unknown {
-  if (body.length === 0 || !contentType) return undefined;
-  if (/^\s*application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
-    return redactSecrets(Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
-  }
-  if (!/^\s*application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) return undefined;
-  try {
-    return redactSecrets(JSON.parse(body.toString('utf8')) as unknown);
-  } catch {
-    return undefined;
-  }
-}
-
-function hostForUrl(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-/** Requests the sandbox remembers for tests and inspection (the oldest are forgotten past this). */
-export const MAX_RECORDED_REQUESTS = 100_000;
-
-export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? DEFAULT_SANDBOX_TOKEN;
-  const latencyMs = Math.max(0, options.latencyMs ?? 0);
-  const requests: RecordedRequest[] = [];
-
+/** The built-in platforms (each unless `options.platforms` replaces its prefix), then the extra ones. */
+function mountPlatforms(options: SandboxOptions, token: string) {
   const platforms = new Map<string, SandboxPlatform>();
   const register = (p: SandboxPlatform) => {
     if (platforms.has(p.prefix)) throw new Error(`sandbox platform prefix "${p.prefix}" registered twice`);
@@ -175,107 +111,148 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const canvas = replaced.has('canvasapi') ? undefined : createCanvasApiPlatform({ token, ...options.canvasapi, oauth: options.oauth });
   if (canvas) register(canvas);
   for (const p of options.platforms ?? []) register(p);
+  return { platforms, identity, canvas };
+}
 
-  let origin = '';
-  const sockets = new Set<import('node:net').Socket>();
-
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      const rawUrl = req.url ?? '/';
-      const q = rawUrl.indexOf('?');
-      const fullPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
-      const search = q < 0 ? '' : rawUrl.slice(q + 1);
-      const match = /^\/([^/]*)(.*)$/.exec(fullPath);
-      const prefix = match?.[1] ?? '';
-      const rest = match?.[2] || '/';
-      const headers = collectHeaders(req);
-      const recordedHeaders = { ...headers };
-      if (recordedHeaders.authorization !== undefined) recordedHeaders.authorization = redactAuthorization(recordedHeaders.authorization);
-      const query = [...new URLSearchParams(search)] as [string, string][];
-      const record: RecordedRequest = { platform: prefix, method: req.method ?? 'GET', path: rest, query: redactPairs(query), headers: recordedHeaders, status: 0 };
-      requests.push(record);
-      // A long-running sandbox keeps the newest records only, so its memory stays bounded.
-      if (requests.length > MAX_RECORDED_REQUESTS) requests.splice(0, requests.length - MAX_RECORDED_REQUESTS * 0.9);
-
-      let response: SandboxResponse;
-      try {
-        const body = await readBody(req);
-        const parsed = parseBodyForRecord(headers['content-type'], body);
-        if (parsed !== undefined) {
-          record.body = parsed;
-          // Nothing redacted (so no secret in it) and JSON: kept as sent.
-          if (/json/i.test(headers['content-type'] ?? '') && !JSON.stringify(parsed).includes('"[redacted]"')) record.bodyText = body.toString('utf8');
-        }
-        const platform = platforms.get(prefix);
-        if (!platform) {
-          response = {
-            status: 404,
-            body: { error: { message: `Not Found: no sandbox platform at /${prefix}`, platforms: [...platforms.keys()].map((p) => `/${p}`) } },
-          };
-        } else {
-          response = await platform.handle({ method: record.method, path: rest, query, headers, body, baseUrl: `${origin}/${prefix}` });
-        }
-      } catch (err) {
-        response = { status: 500, body: { error: { message: `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}` } } };
-      }
-      if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
-      record.status = response.status;
-      const payload = response.text ?? (response.body === undefined ? '' : JSON.stringify(response.body));
-      const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };
-      if (payload !== '' && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-type')) {
-        outHeaders['content-type'] = response.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
-      }
-      outHeaders['content-length'] = String(Buffer.byteLength(payload));
-      if (res.destroyed) return;
-      res.writeHead(response.status, outHeaders);
-      res.end(req.method === 'HEAD' ? undefined : payload);
-    })();
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+}
 
+/** One request: recorded on arrival, read, handed to the platform of its first path segment, answered after the latency. */
+async function serveRequest(host: SandboxHost, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const rawUrl = req.url ?? '/';
+  const q = rawUrl.indexOf('?');
+  const fullPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const search = q < 0 ? '' : rawUrl.slice(q + 1);
+  const match = /^\/([^/]*)(.*)$/.exec(fullPath);
+  const prefix = match?.[1] ?? '';
+  const rest = match?.[2] || '/';
+  const headers = collectHeaders(req);
+  const query = [...new URLSearchParams(search)] as [string, string][];
+  const record = recordRequest(host.requests, prefix, req.method ?? 'GET', rest, query, headers);
+
+  let response: SandboxResponse;
+  try {
+    const body = await readBody(req);
+    recordBody(record, headers['content-type'], body);
+    const platform = host.platforms.get(prefix);
+    if (!platform) {
+      response = noPlatformAt(prefix, host.platforms);
+    } else {
+      response = await platform.handle({ method: record.method, path: rest, query, headers, body, baseUrl: `${host.origin}/${prefix}` });
+    }
+  } catch (err) {
+    response = { status: 500, body: { error: { message: `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}` } } };
+  }
+  if (host.latencyMs > 0) await new Promise((r) => setTimeout(r, host.latencyMs));
+  record.status = response.status;
+  writeResponse(req, res, response);
+}
+
+function noPlatformAt(prefix: string, platforms: Map<string, SandboxPlatform>): SandboxResponse {
+  return {
+    status: 404,
+    body: { error: { message: `Not Found: no sandbox platform at /${prefix}`, platforms: [...platforms.keys()].map((p) => `/${p}`) } },
+  };
+}
+
+/** The response as JSON (or its text verbatim) with its length; no body for HEAD; nothing once the client is gone. */
+function writeResponse(req: http.IncomingMessage, res: http.ServerResponse, response: SandboxResponse): void {
+  const payload = response.text ?? (response.body === undefined ? '' : JSON.stringify(response.body));
+  const outHeaders: Record<string, string> = { ...(response.headers ?? {}) };
+  if (payload !== '' && !Object.keys(outHeaders).some((h) => h.toLowerCase() === 'content-type')) {
+    outHeaders['content-type'] = response.text !== undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  }
+  outHeaders['content-length'] = String(Buffer.byteLength(payload));
+  if (res.destroyed) return;
+  res.writeHead(response.status, outHeaders);
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Listens on `port` (0: a free one) and `host`; rejects when the port cannot be had. */
+async function listen(server: http.Server, port: number, host: string): Promise<AddressInfo> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
-  origin = `http://${hostForUrl(host)}:${address.port}`;
+  return server.address() as AddressInfo;
+}
+
+/** Open sockets, so that closing ends kept-alive connections too. */
+function trackSockets(server: http.Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+/** Stops accepting, ends idle and open connections; resolves once the server has closed. */
+function closeServer(server: http.Server, sockets: Set<Socket>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    for (const s of sockets) s.destroy();
+  });
+}
+
+/** Where each platform's OAuth endpoints are, and its registered client. */
+function oauthEndpoints(origin: string, options: SandboxOptions, identity: OAuthAuthority, canvas: ReturnType<typeof createCanvasApiPlatform> | undefined): RunningSandbox['oauth'] {
+  return {
+    incidentops: endpointInfo(identity, {
+      authorizeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/authorize`,
+      tokenUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/token`,
+      revokeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/revoke`,
+    }),
+    canvasapi: {
+      authorizeUrl: `${origin}/canvasapi/oauth/authorize`,
+      tokenUrl: `${origin}/canvasapi/v1/oauth/token`,
+      revokeUrl: `${origin}/canvasapi/v2/oauth/revoke`,
+      clientId: options.oauth?.clientId ?? DEFAULT_OAUTH_CLIENT_ID,
+      clientSecret: options.oauth?.clientSecret ?? DEFAULT_OAUTH_CLIENT_SECRET,
+      scope: canvas ? canvas.oauth.scope : (options.canvasapi?.enterprise === false ? BASE_SCOPES : ALL_SCOPES).join(' '),
+    },
+  };
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? DEFAULT_SANDBOX_TOKEN;
+  const { platforms, identity, canvas } = mountPlatforms(options, token);
+  const sandboxHost: SandboxHost = { platforms, requests: [], latencyMs: Math.max(0, options.latencyMs ?? 0), origin: '' };
+
+  const server = http.createServer((req, res) => void serveRequest(sandboxHost, req, res));
+  const sockets = trackSockets(server);
+  const address = await listen(server, options.port ?? 0, host);
+  const origin = `http://${hostForUrl(host)}:${address.port}`;
+  sandboxHost.origin = origin;
 
   let closed: Promise<void> | undefined;
   return {
     url: origin,
     incidentops: { baseUrl: `${origin}/incidentops`, token },
     canvasapi: { baseUrl: `${origin}/canvasapi`, token, ...(canvas ? { demo: canvas.demo } : {}) },
-    oauth: {
-      incidentops: endpointInfo(identity, {
-        authorizeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/authorize`,
-        tokenUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/token`,
-        revokeUrl: `${origin}/${INCIDENTOPS_IDENTITY_PREFIX}/oauth/revoke`,
-      }),
-      canvasapi: {
-        authorizeUrl: `${origin}/canvasapi/oauth/authorize`,
-        tokenUrl: `${origin}/canvasapi/v1/oauth/token`,
-        revokeUrl: `${origin}/canvasapi/v2/oauth/revoke`,
-        clientId: options.oauth?.clientId ?? DEFAULT_OAUTH_CLIENT_ID,
-        clientSecret: options.oauth?.clientSecret ?? DEFAULT_OAUTH_CLIENT_SECRET,
-        scope: canvas ? canvas.oauth.scope : (options.canvasapi?.enterprise === false ? BASE_SCOPES : ALL_SCOPES).join(' '),
-      },
-    },
-    requests,
+    oauth: oauthEndpoints(origin, options, identity, canvas),
+    requests: sandboxHost.requests,
     clearRequests() {
-      requests.length = 0;
+      sandboxHost.requests.length = 0;
     },
     close() {
-      closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        for (const s of sockets) s.destroy();
-      });
+      closed ??= closeServer(server, sockets);
       return closed;
     },
   };

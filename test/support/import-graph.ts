@@ -1,7 +1,8 @@
 /**
- * The run-time import graph of compiled modules, and the two rules kept over it: no cycles, and
- * the core's rooms depend in one direction only. Read from tsc's output, so type-only imports
- * (erased) do not count and dynamic `import()` does, as at run time.
+ * Import graphs of src/ and the two rules kept over them: no cycles, and the core's rooms depend
+ * in one direction only. The run-time graph is read from tsc's output (type-only imports erased,
+ * dynamic `import()` kept, as at run time); the source graph from the TypeScript files, with
+ * every type import too (`import type`, `import { type X }`, `import('...').X` in a type).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,7 @@ export function readImportGraph(root: string, sourceRoot?: string): ImportGraph 
   const graph = new Map<string, string[]>();
   // Compiled files whose source is gone (a moved or deleted .ts leaves its old output in build/) are not the program.
   const current = (file: string) => !sourceRoot || existsSync(path.join(sourceRoot, path.relative(root, file)).replace(/\.js$/, '.ts'));
-  for (const file of jsFilesUnder(root).filter(current)) {
+  for (const file of filesUnder(root, '.js').filter(current)) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
     const targets = new Set<string>();
     const visit = (node: ts.Node): void => {
@@ -29,6 +30,29 @@ export function readImportGraph(root: string, sourceRoot?: string): ImportGraph 
   return graph;
 }
 
+/** Every relative import of every `.ts` file under `root`, type-only ones included; modules named as compiled (`core/tools/registry.js`). */
+export function readSourceImportGraph(root: string): ImportGraph {
+  const graph = new Map<string, string[]>();
+  for (const file of filesUnder(root, '.ts').filter((name) => !name.endsWith('.d.ts'))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const targets = new Set<string>();
+    const visit = (node: ts.Node): void => {
+      const specifier = specifierOf(node) ?? typeImportOf(node);
+      if (specifier?.startsWith('.')) targets.add(path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join('/'));
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    graph.set(path.relative(root, file).split(path.sep).join('/').replace(/\.ts$/, '.js'), [...targets]);
+  }
+  return graph;
+}
+
+/** `import('./x.js').Name` used as a type. */
+function typeImportOf(node: ts.Node): string | undefined {
+  if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) return node.argument.literal.text;
+  return undefined;
+}
+
 function specifierOf(node: ts.Node): string | undefined {
   if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) return node.moduleSpecifier.text;
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -38,11 +62,11 @@ function specifierOf(node: ts.Node): string | undefined {
   return undefined;
 }
 
-function jsFilesUnder(dir: string): string[] {
+function filesUnder(dir: string, extension: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return jsFilesUnder(full);
-    return entry.name.endsWith('.js') ? [full] : [];
+    if (entry.isDirectory()) return filesUnder(full, extension);
+    return entry.name.endsWith(extension) ? [full] : [];
   });
 }
 

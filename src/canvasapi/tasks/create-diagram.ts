@@ -15,9 +15,8 @@ import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
-import type { CreateDiagramArgs } from './index.js';
 import type { FlowLayout, FlowLayoutInput } from './diagram-layout.js';
-import { isExisting, planOf, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
+import { isExisting, planOf, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
 import { placeBeside } from './diagram-placement.js';
 import type { BoardGet } from './board-tags.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';

@@ -6,9 +6,20 @@
  */
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
-import type { CreateDiagramArgs } from './index.js';
 import { parseMermaid, MermaidError, type MermaidDirection } from './mermaid.js';
 import { DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX, EXTEND_READS, STICKY_COLORS } from '../task-vocabulary.js';
+
+/** CreateDiagram's checked input (the definition is in index.ts). */
+export interface CreateDiagramArgs {
+  board_id: string;
+  mermaid?: string | undefined;
+  nodes?: { id: string; text: string; shape?: string | undefined; color?: string | undefined }[] | undefined;
+  edges?: { from: string; to: string; label?: string | undefined }[] | undefined;
+  layout?: 'flow-down' | 'flow-right' | 'grid' | undefined;
+  origin_x?: number | undefined;
+  origin_y?: number | undefined;
+  frame_title?: string | undefined;
+}
 
 /** A connector caption's content at most, as sent (the platform's `Caption.content` maxLength). */
 export const CAPTION_CHARS = 200;

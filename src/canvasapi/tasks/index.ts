@@ -62,8 +62,6 @@ const createDiagramInput = () =>
     frame_title: text(200).trim().min(1).optional(),
   });
 
-type ReadBoardArgs = z.output<ReturnType<typeof readBoardInput>>;
-type CreateDiagramArgs = z.output<ReturnType<typeof createDiagramInput>>;
 const taskOutput = z.looseObject({});
 
 type TaskTool<I extends z.ZodObject> = ToolDefinition<I, typeof taskOutput, CanvasApiDeps>;
@@ -101,5 +99,4 @@ const createDiagram = taskTool(createDiagramInput, {
   handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
 });
 
-export type { ReadBoardArgs, CreateDiagramArgs };
 export const canvasApiTaskTools = [readBoard, createDiagram];

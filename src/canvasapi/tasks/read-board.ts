@@ -17,7 +17,6 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
-import type { ReadBoardArgs } from './index.js';
 import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
 import { connectorLine, cut, END_TEXT_CHARS, itemLine, lineBytes, placement, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
@@ -25,6 +24,18 @@ import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type B
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
+
+/** What the logic is called with: the definition's checked input (index.ts). */
+export interface ReadBoardArgs {
+  board_id: string;
+  frame_id?: string | undefined;
+  item_types?: string[] | undefined;
+  query?: string | undefined;
+  max_items?: number | undefined;
+  offset?: number | undefined;
+  cursor?: string | undefined;
+  counts?: boolean | undefined;
+}
 
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
 const LINES_BUDGET_BYTES = RESULT_BUDGET_BYTES - 12_000;

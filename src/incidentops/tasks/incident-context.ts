@@ -8,9 +8,24 @@ import { API_PAGE_SIZE } from '../api.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import { TASK_PAGES } from '../params.js';
 import { otherOpenIncidents, relatedChanges, orUnreadLine } from './incident-surroundings.js';
-import type { GetIncidentContextArgs, GetIncidentContextResult } from '../tools/get-incident-context.js';
 
 type Json = Record<string, unknown>;
+
+/** What the logic is called with: the definition's checked input (../tools/get-incident-context.ts). */
+export interface GetIncidentContextArgs {
+  incident_id: string;
+}
+
+/** What it answers, as the definition's output schema states it. */
+export interface GetIncidentContextResult {
+  incident: Json & { id: string };
+  alerts: Json & { count?: number | undefined; newest: (Json & { id: string })[] };
+  notes: string[];
+  timeline: string[];
+  on_call_now: string[];
+  changes: string[];
+  other_open: string[];
+}
 
 /** The newest alerts shown; the count covers all of them. */
 const NEWEST_ALERTS = 5;

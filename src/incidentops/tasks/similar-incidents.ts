@@ -7,13 +7,37 @@ import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named } from '../oncall-levels.js';
 import { SIMILAR_INCIDENT_PAGES } from '../params.js';
-import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../tools/find-similar-incidents.js';
 import { resolveByIdOrName } from './by-name.js';
 import { lackingNote, planLacks } from './plan-features.js';
 import { rankBySharedWords, words } from './similarity.js';
 
 type Json = Record<string, unknown>;
-type Similar = FindSimilarIncidentsResult['incidents'][number];
+
+/** What the logic is called with: the definition's checked input (../tools/find-similar-incidents.ts). */
+export interface FindSimilarIncidentsArgs {
+  incident_id?: string | undefined;
+  text?: string | undefined;
+  service_id?: string | undefined;
+  window_days: number;
+  limit: number;
+}
+
+interface Similar {
+  incident: string;
+  when?: string | undefined;
+  resolved_in?: string | undefined;
+  resolved_by?: string | undefined;
+  score?: number | undefined;
+  last_notes: string[];
+}
+
+/** What it answers, as the definition's output schema states it. */
+export interface FindSimilarIncidentsResult {
+  similar_to: string;
+  ranked_by: string;
+  incidents: Similar[];
+  note?: string | undefined;
+}
 
 const DAY = 86_400_000;
 /** Below this share of weighted words in common, an incident is not shown as similar. */

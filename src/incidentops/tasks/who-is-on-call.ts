@@ -6,11 +6,33 @@ import { named, onCallLevels, type OnCallPolicy } from '../oncall-levels.js';
 import { API_PAGE_SIZE } from '../api.js';
 import { instantOf, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, TASK_PAGES, windowDays } from '../params.js';
 import { ToolError } from '../../core/errors.js';
-import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../tools/who-is-on-call.js';
 import { resolveByIdOrName } from './by-name.js';
 import { coverageLevels, coverageSummary, readOverrides, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
 
 type Json = Record<string, unknown>;
+
+/** What the logic is called with: the definition's checked input (../tools/who-is-on-call.ts). */
+export interface WhoIsOnCallArgs {
+  service_id?: string | undefined;
+  team_id?: string | undefined;
+  schedule_id?: string | undefined;
+  escalation_policy_id?: string | undefined;
+  at?: string | undefined;
+  until?: string | undefined;
+  time_zone?: string | undefined;
+}
+
+/** What it answers, as the definition's output schema states it. */
+export interface WhoIsOnCallResult {
+  at: string;
+  service?: string | undefined;
+  team?: string | undefined;
+  team_policies?: number | undefined;
+  until?: string | undefined;
+  summary?: string | undefined;
+  escalation_policies: { escalation_policy: string; levels: { level: number; on_call?: Json[] | undefined; shifts?: Record<string, string[]> | undefined; gaps?: string[] | undefined }[] }[];
+  note?: string | undefined;
+}
 
 /** `until` after `at` (default now) and at most MAX_WINDOW_DAYS after it: an invalid_input naming until otherwise. */
 function checkWindow(args: WhoIsOnCallArgs, now: Date): void {

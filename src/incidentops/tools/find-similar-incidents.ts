@@ -53,6 +53,4 @@ const findSimilarIncidents = incidentOpsTool({
   handler: async (args, context) => (await import('../tasks/similar-incidents.js')).findSimilarIncidents(args, context),
 });
 
-export type FindSimilarIncidentsArgs = z.output<typeof input>;
-export type FindSimilarIncidentsResult = z.output<typeof outputSchema>;
 export default findSimilarIncidents;

@@ -32,6 +32,4 @@ const getIncidentContext = incidentOpsTool({
   handler: async (args, context) => (await import('../tasks/incident-context.js')).getIncidentContext(args, context),
 });
 
-export type GetIncidentContextArgs = z.output<typeof input>;
-export type GetIncidentContextResult = z.output<typeof outputSchema>;
 export default getIncidentContext;

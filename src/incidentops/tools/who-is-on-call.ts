@@ -88,6 +88,5 @@ const whoIsOnCall = incidentOpsTool({
   handler: async (args, context) => (await import('../tasks/who-is-on-call.js')).whoIsOnCall(args, context),
 });
 
-export type WhoIsOnCallArgs = z.output<typeof input>;
-export type WhoIsOnCallResult = z.output<typeof outputSchema>;
+type WhoIsOnCallArgs = z.output<typeof input>;
 export default whoIsOnCall;

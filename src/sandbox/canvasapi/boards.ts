@@ -2,6 +2,7 @@
  * Boards (create, list, copy, read, update, delete to Trash) and board members (share by e-mail,
  * list, read, change role, remove).
  */
+import type { SandboxResponse } from '../exchange.js';
 import { arr, badRequest, isEmail, json, noContent, notFound, obj, offsetEnvelope, offsetParam, str, validate } from './http.js';
 import type { BoardPolicy, BoardRecord, BoardRole, Store, UserRecord } from './model.js';
 import { renderBoard } from './render.js';
@@ -191,166 +192,182 @@ function boardMember(ctx: Ctx, board: BoardRecord): string {
   return id;
 }
 
-export function registerBoards(router: Router): void {
-  router.add(
-    'POST',
-    '/v2/boards',
-    (ctx) => {
-      const body = validate(ctx.body ?? {}, BOARD_CHANGES);
-      const { teamId, projectId } = resolveTeamProject(ctx, body.teamId, body.projectId, ctx.store.defaultTeamId);
-      const board = newBoard(ctx.store, { name: body.name ?? 'Untitled', description: body.description ?? '', teamId, ...(projectId ? { projectId } : {}), ownerId: ctx.store.meId, at: ctx.store.now() });
-      applyPolicy(board.policy, body.policy);
-      ctx.store.recordAudit('board_created', 'boards', board.id, board.name, {}, teamId);
-      return json(201, renderBoard(ctx.store, board, ctx.base, 'created'));
-    },
-    { body: 'optional' },
-  );
+// -- boards -----------------------------------------------------------------------------------
 
-  router.add('GET', '/v2/boards', (ctx) => {
-    const q = ctx.query;
-    const limit = q.int('limit', { min: 1, max: 50, def: 20 });
-    const offset = offsetParam(q);
-    const sort = q.enumValue('sort', SORTS, 'default') as (typeof SORTS)[number];
-    const text = q.one('query');
-    if (text !== undefined && text.length > 500) throw badRequest('Invalid parameters: query must be at most 500 characters long');
-    const teamId = q.one('team_id');
-    const projectId = q.one('project_id');
-    const owner = q.one('owner');
-    let boards = [...ctx.store.boards.values()];
-    if (teamId) boards = boards.filter((b) => b.teamId === teamId);
-    if (projectId) boards = boards.filter((b) => b.projectId === projectId);
-    if (text) boards = boards.filter((b) => b.name.toLowerCase().includes(text.toLowerCase()) || b.description.toLowerCase().includes(text.toLowerCase()));
-    if (owner) boards = boards.filter((b) => b.ownerId === owner);
-    const byDesc = (f: (b: BoardRecord) => number) => (a: BoardRecord, b: BoardRecord) => f(b) - f(a) || a.id.localeCompare(b.id);
-    switch (sort) {
-      case 'alphabetically':
-        boards.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-        break;
-      case 'last_created':
-        boards.sort(byDesc((b) => b.createdAt));
-        break;
-      case 'last_opened':
-        boards.sort(byDesc((b) => b.lastOpenedAt ?? 0));
-        break;
-      default:
-        boards.sort(byDesc((b) => b.modifiedAt));
+export type BoardSort = (typeof SORTS)[number];
+
+export interface BoardFilters {
+  teamId?: string | undefined;
+  projectId?: string | undefined;
+  /** Matches the name or the description, ignoring case. */
+  text?: string | undefined;
+  owner?: string | undefined;
+}
+
+/** The boards every given (non-empty) filter keeps. */
+export function filterBoards(boards: BoardRecord[], filters: BoardFilters): BoardRecord[] {
+  const { teamId, projectId, text, owner } = filters;
+  let kept = boards;
+  if (teamId) kept = kept.filter((b) => b.teamId === teamId);
+  if (projectId) kept = kept.filter((b) => b.projectId === projectId);
+  if (text) kept = kept.filter((b) => b.name.toLowerCase().includes(text.toLowerCase()) || b.description.toLowerCase().includes(text.toLowerCase()));
+  if (owner) kept = kept.filter((b) => b.ownerId === owner);
+  return kept;
+}
+
+/** Sorts in place: by name, or newest first by creation, last opening (never opened last) or last change; ties by ID. */
+export function sortBoards(boards: BoardRecord[], sort: BoardSort): void {
+  const byDesc = (f: (b: BoardRecord) => number) => (a: BoardRecord, b: BoardRecord) => f(b) - f(a) || a.id.localeCompare(b.id);
+  switch (sort) {
+    case 'alphabetically':
+      boards.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+      break;
+    case 'last_created':
+      boards.sort(byDesc((b) => b.createdAt));
+      break;
+    case 'last_opened':
+      boards.sort(byDesc((b) => b.lastOpenedAt ?? 0));
+      break;
+    default:
+      boards.sort(byDesc((b) => b.modifiedAt));
+  }
+}
+
+function createBoard(ctx: Ctx): SandboxResponse {
+  const body = validate(ctx.body ?? {}, BOARD_CHANGES);
+  const { teamId, projectId } = resolveTeamProject(ctx, body.teamId, body.projectId, ctx.store.defaultTeamId);
+  const board = newBoard(ctx.store, { name: body.name ?? 'Untitled', description: body.description ?? '', teamId, ...(projectId ? { projectId } : {}), ownerId: ctx.store.meId, at: ctx.store.now() });
+  applyPolicy(board.policy, body.policy);
+  ctx.store.recordAudit('board_created', 'boards', board.id, board.name, {}, teamId);
+  return json(201, renderBoard(ctx.store, board, ctx.base, 'created'));
+}
+
+function listBoards(ctx: Ctx): SandboxResponse {
+  const q = ctx.query;
+  const limit = q.int('limit', { min: 1, max: 50, def: 20 });
+  const offset = offsetParam(q);
+  const sort = q.enumValue('sort', SORTS, 'default') as BoardSort;
+  const text = q.one('query');
+  if (text !== undefined && text.length > 500) throw badRequest('Invalid parameters: query must be at most 500 characters long');
+  const boards = filterBoards([...ctx.store.boards.values()], { teamId: q.one('team_id'), projectId: q.one('project_id'), text, owner: q.one('owner') });
+  sortBoards(boards, sort);
+  const page = boards.slice(offset, offset + limit).map((b) => renderBoard(ctx.store, b, ctx.base, 'list'));
+  return json(200, offsetEnvelope(ctx.req, boards.length, offset, limit, page));
+}
+
+function copyBoard(ctx: Ctx): SandboxResponse {
+  const sourceId = ctx.query.required('copy_from');
+  const source = liveBoard(ctx, sourceId);
+  const body = validate(ctx.body ?? {}, COPY_CHANGES);
+  const { teamId } = resolveTeamProject(ctx, body.teamId, undefined, source.teamId);
+  const at = ctx.store.now();
+  const board = newBoard(ctx.store, { name: body.name ?? `Copy of ${source.name}`.slice(0, 60), description: body.description ?? source.description, teamId, ownerId: ctx.store.meId, at });
+  board.policy = structuredClone(source.policy);
+  applyPolicy(board.policy, body.policy);
+  board.classificationLabelId = source.classificationLabelId;
+  copyContent(ctx.store, source, board, at);
+  ctx.store.recordAudit('board_copied', 'boards', board.id, board.name, { sourceBoardId: source.id }, teamId);
+  return json(201, renderBoard(ctx.store, board, ctx.base, 'copy'));
+}
+
+function getBoard(ctx: Ctx): SandboxResponse {
+  return json(200, renderBoard(ctx.store, liveBoard(ctx), ctx.base, 'get'));
+}
+
+function updateBoard(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  const body = validate(ctx.body, BOARD_CHANGES);
+  // A board moved to another team leaves its project unless the change names one.
+  const moving = body.teamId !== undefined && body.teamId !== board.teamId;
+  const { teamId, projectId } = resolveTeamProject(ctx, body.teamId, body.projectId ?? (moving ? undefined : board.projectId), board.teamId);
+  board.teamId = teamId;
+  if (projectId) board.projectId = projectId;
+  else delete board.projectId;
+  if (body.name !== undefined) board.name = body.name;
+  if (body.description !== undefined) board.description = body.description;
+  applyPolicy(board.policy, body.policy);
+  touchBoard(ctx, board);
+  return json(200, renderBoard(ctx.store, board, ctx.base, 'created'));
+}
+
+function deleteBoard(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  trashBoard(ctx.store, board);
+  ctx.store.recordAudit('board_deleted', 'boards', board.id, board.name, { movedToTrash: true }, board.teamId);
+  return noContent();
+}
+
+// -- board members ----------------------------------------------------------------------------
+
+/** The role a share or role change grants: commenter when none is given (the platform's default), co-owner for owner (a board has one owner). */
+export function grantedRole(requested: (typeof BOARD_ROLES)[number] | undefined): BoardRole {
+  return requested === undefined ? 'commenter' : requested === 'owner' ? 'coowner' : requested;
+}
+
+function shareBoard(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  const body = validate(ctx.body, obj({ emails: arr(str(), { minItems: 1, maxItems: 20 }), role: str({ enum: BOARD_ROLES }), message: str() }, ['emails']));
+  const role = grantedRole(body.role);
+  const successful: number[] = [];
+  const failed: { email: string; reason: string }[] = [];
+  for (const email of body.emails as string[]) {
+    if (!isEmail(email)) {
+      failed.push({ email, reason: 'INVALID_EMAIL' });
+      continue;
     }
-    const page = boards.slice(offset, offset + limit).map((b) => renderBoard(ctx.store, b, ctx.base, 'list'));
-    return json(200, offsetEnvelope(ctx.req, boards.length, offset, limit, page));
-  });
+    const user = inviteUser(ctx.store, email);
+    if (board.members.get(user.id) !== 'owner') board.members.set(user.id, role);
+    successful.push(Number(user.id));
+  }
+  touchBoard(ctx, board);
+  return json(201, { successful, failed });
+}
 
-  router.add(
-    'PUT',
-    '/v2/boards',
-    (ctx) => {
-      const sourceId = ctx.query.required('copy_from');
-      const source = liveBoard(ctx, sourceId);
-      const body = validate(ctx.body ?? {}, COPY_CHANGES);
-      const { teamId } = resolveTeamProject(ctx, body.teamId, undefined, source.teamId);
-      const at = ctx.store.now();
-      const board = newBoard(ctx.store, { name: body.name ?? `Copy of ${source.name}`.slice(0, 60), description: body.description ?? source.description, teamId, ownerId: ctx.store.meId, at });
-      board.policy = structuredClone(source.policy);
-      applyPolicy(board.policy, body.policy);
-      board.classificationLabelId = source.classificationLabelId;
-      copyContent(ctx.store, source, board, at);
-      ctx.store.recordAudit('board_copied', 'boards', board.id, board.name, { sourceBoardId: source.id }, teamId);
-      return json(201, renderBoard(ctx.store, board, ctx.base, 'copy'));
-    },
-    { body: 'optional' },
-  );
+function listBoardMembers(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  const limit = ctx.query.int('limit', { min: 1, max: 50, def: 20 });
+  const offset = offsetParam(ctx.query);
+  const ids = [...board.members.keys()];
+  const data = ids.slice(offset, offset + limit).map((id) => memberBody(ctx.store, board, id, ctx.base, false));
+  return json(200, offsetEnvelope(ctx.req, ids.length, offset, limit, data));
+}
 
-  router.add('GET', '/v2/boards/:board_id', (ctx) => json(200, renderBoard(ctx.store, liveBoard(ctx), ctx.base, 'get')));
+function getBoardMember(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  return json(200, memberBody(ctx.store, board, boardMember(ctx, board), ctx.base, true));
+}
 
-  router.add(
-    'PATCH',
-    '/v2/boards/:board_id',
-    (ctx) => {
-      const board = liveBoard(ctx);
-      const body = validate(ctx.body, BOARD_CHANGES);
-      const moving = body.teamId !== undefined && body.teamId !== board.teamId;
-      const { teamId, projectId } = resolveTeamProject(ctx, body.teamId, body.projectId ?? (moving ? undefined : board.projectId), board.teamId);
-      board.teamId = teamId;
-      if (projectId) board.projectId = projectId;
-      else delete board.projectId;
-      if (body.name !== undefined) board.name = body.name;
-      if (body.description !== undefined) board.description = body.description;
-      applyPolicy(board.policy, body.policy);
-      touchBoard(ctx, board);
-      return json(200, renderBoard(ctx.store, board, ctx.base, 'created'));
-    },
-    { body: 'required' },
-  );
+function updateBoardMember(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  const id = boardMember(ctx, board);
+  const body = validate(ctx.body, obj({ role: str({ enum: BOARD_ROLES }) }));
+  if (board.members.get(id) === 'owner') throw badRequest("Invalid parameters: the board owner's role cannot be changed");
+  // The platform's default for a missing role is commenter (so an empty update demotes).
+  board.members.set(id, grantedRole(body.role));
+  touchBoard(ctx, board);
+  return json(200, memberBody(ctx.store, board, id, ctx.base, true));
+}
 
-  router.add('DELETE', '/v2/boards/:board_id', (ctx) => {
-    const board = liveBoard(ctx);
-    trashBoard(ctx.store, board);
-    ctx.store.recordAudit('board_deleted', 'boards', board.id, board.name, { movedToTrash: true }, board.teamId);
-    return noContent();
-  });
+function removeBoardMember(ctx: Ctx): SandboxResponse {
+  const board = liveBoard(ctx);
+  const id = boardMember(ctx, board);
+  if (board.members.get(id) === 'owner') throw badRequest('Invalid parameters: the board owner cannot be removed from the board');
+  board.members.delete(id);
+  touchBoard(ctx, board);
+  return noContent();
+}
 
-  // -- members ------------------------------------------------------------------------------
+export function registerBoards(router: Router): void {
+  router.add('POST', '/v2/boards', createBoard, { body: 'optional' });
+  router.add('GET', '/v2/boards', listBoards);
+  router.add('PUT', '/v2/boards', copyBoard, { body: 'optional' });
+  router.add('GET', '/v2/boards/:board_id', getBoard);
+  router.add('PATCH', '/v2/boards/:board_id', updateBoard, { body: 'required' });
+  router.add('DELETE', '/v2/boards/:board_id', deleteBoard);
 
-  router.add(
-    'POST',
-    '/v2/boards/:board_id/members',
-    (ctx) => {
-      const board = liveBoard(ctx);
-      const body = validate(ctx.body, obj({ emails: arr(str(), { minItems: 1, maxItems: 20 }), role: str({ enum: BOARD_ROLES }), message: str() }, ['emails']));
-      const role: BoardRole = body.role === undefined ? 'commenter' : body.role === 'owner' ? 'coowner' : body.role;
-      const successful: number[] = [];
-      const failed: { email: string; reason: string }[] = [];
-      for (const email of body.emails as string[]) {
-        if (!isEmail(email)) {
-          failed.push({ email, reason: 'INVALID_EMAIL' });
-          continue;
-        }
-        const user = inviteUser(ctx.store, email);
-        if (board.members.get(user.id) !== 'owner') board.members.set(user.id, role);
-        successful.push(Number(user.id));
-      }
-      touchBoard(ctx, board);
-      return json(201, { successful, failed });
-    },
-    { body: 'required' },
-  );
-
-  router.add('GET', '/v2/boards/:board_id/members', (ctx) => {
-    const board = liveBoard(ctx);
-    const limit = ctx.query.int('limit', { min: 1, max: 50, def: 20 });
-    const offset = offsetParam(ctx.query);
-    const ids = [...board.members.keys()];
-    const data = ids.slice(offset, offset + limit).map((id) => memberBody(ctx.store, board, id, ctx.base, false));
-    return json(200, offsetEnvelope(ctx.req, ids.length, offset, limit, data));
-  });
-
-  router.add('GET', '/v2/boards/:board_id/members/:board_member_id', (ctx) => {
-    const board = liveBoard(ctx);
-    return json(200, memberBody(ctx.store, board, boardMember(ctx, board), ctx.base, true));
-  });
-
-  router.add(
-    'PATCH',
-    '/v2/boards/:board_id/members/:board_member_id',
-    (ctx) => {
-      const board = liveBoard(ctx);
-      const id = boardMember(ctx, board);
-      const body = validate(ctx.body, obj({ role: str({ enum: BOARD_ROLES }) }));
-      if (board.members.get(id) === 'owner') throw badRequest("Invalid parameters: the board owner's role cannot be changed");
-      // The platform's default for a missing role is commenter (so an empty update demotes).
-      const role: BoardRole = body.role === undefined ? 'commenter' : body.role === 'owner' ? 'coowner' : body.role;
-      board.members.set(id, role);
-      touchBoard(ctx, board);
-      return json(200, memberBody(ctx.store, board, id, ctx.base, true));
-    },
-    { body: 'required' },
-  );
-
-  router.add('DELETE', '/v2/boards/:board_id/members/:board_member_id', (ctx) => {
-    const board = liveBoard(ctx);
-    const id = boardMember(ctx, board);
-    if (board.members.get(id) === 'owner') throw badRequest('Invalid parameters: the board owner cannot be removed from the board');
-    board.members.delete(id);
-    touchBoard(ctx, board);
-    return noContent();
-  });
+  router.add('POST', '/v2/boards/:board_id/members', shareBoard, { body: 'required' });
+  router.add('GET', '/v2/boards/:board_id/members', listBoardMembers);
+  router.add('GET', '/v2/boards/:board_id/members/:board_member_id', getBoardMember);
+  router.add('PATCH', '/v2/boards/:board_id/members/:board_member_id', updateBoardMember, { body: 'required' });
+  router.add('DELETE', '/v2/boards/:board_id/members/:board_member_id', removeBoardMember);
 }

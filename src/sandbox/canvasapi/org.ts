@@ -2,6 +2,7 @@
  * Enterprise organization endpoints: the organization, its members, teams, team members, team
  * settings (and the organization's defaults for new teams).
  */
+import type { SandboxResponse } from '../exchange.js';
 import { arr, badRequest, conflict, cursorPage, isEmail, json, noContent, notFound, obj, str, validate, type CursorPage } from './http.js';
 import type { License, OrgRole, Store, TeamMembership, TeamRecord, TeamRole, UserRecord } from './model.js';
 import { iso, renderOrgMember } from './render.js';
@@ -107,217 +108,184 @@ function orgMembersPage(ctx: Ctx, users: UserRecord[], limit: number): { data: U
   return { data, ...(start + limit < users.length && last ? { next: last.id } : {}) };
 }
 
+// -- the organization and its members ---------------------------------------------------------
+
+function getOrganization(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  const { org } = ctx.store;
+  return json(200, { id: org.id, name: org.name, fullLicensesPurchased: org.fullLicensesPurchased, plan: ctx.store.enterprise ? 'company' : 'business', type: 'organization' });
+}
+
+/** The members with one of the comma-separated e-mails (ignoring case); at most 10 addresses, each well-formed. */
+export function membersByEmail(users: UserRecord[], emails: string): UserRecord[] {
+  const list = emails.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (list.length > 10) throw badRequest(`Invalid parameters: at most 10 emails can be searched at once, got ${list.length}`);
+  const bad = list.find((s) => !isEmail(s));
+  if (bad) throw badRequest(`Invalid parameters: ${JSON.stringify(bad)} is not an e-mail address`);
+  return users.filter((u) => list.includes(u.email.toLowerCase()));
+}
+
+/** Sorted by ID; an `emails` search answers a plain array, otherwise a cursor page filtered by role, license and activity. */
+function listOrgMembers(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  const q = ctx.query;
+  const limit = q.int('limit', { min: 1, max: 100, def: 100 });
+  const users = ctx.store.orgUsers().sort((a, b) => a.id.localeCompare(b.id));
+  const emails = q.one('emails');
+  if (emails !== undefined && emails.trim() !== '') return json(200, membersByEmail(users, emails).map(renderOrgMember));
+  const role = q.enumValue('role', ORG_ROLES);
+  const license = q.enumValue('license', LICENSES);
+  const active = q.bool('active', undefined);
+  const filtered = users.filter((u) => (!role || u.role === role) && (!license || u.license === license) && (active === undefined || u.active === active));
+  const page = orgMembersPage(ctx, filtered, limit);
+  return json(200, { limit, size: page.data.length, data: page.data.map(renderOrgMember), ...(page.next ? { cursor: page.next } : {}), type: 'cursor-list' });
+}
+
+function getOrgMember(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  const id = ctx.params.member_id ?? '';
+  const user = ctx.store.users.get(id);
+  if (!user || !user.orgMember) throw notFound('Organization member', id);
+  return json(200, renderOrgMember(user));
+}
+
+// -- teams ------------------------------------------------------------------------------------
+
+function createTeam(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  const body = validate(ctx.body, obj({ name: str({ minLength: 1, maxLength: 60 }) }, ['name']));
+  const team = newTeam(ctx.store, body.name, ctx.store.now(), ctx.store.meId);
+  ctx.store.recordAudit('team_created', 'teams', team.id, team.name, {}, team.id);
+  return json(201, renderTeam(team));
+}
+
+function listTeams(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  const limit = ctx.query.int('limit', { min: 1, max: 100, def: 100 });
+  const name = ctx.query.one('name');
+  let teams = [...ctx.store.teams.values()];
+  if (name) teams = teams.filter((t) => t.name.toLowerCase().includes(name.toLowerCase()));
+  const page = cursorPage(teams, (t) => t.seq, ctx.query.one('cursor'), limit);
+  return json(200, enterprisePage(page, limit, page.page.map(renderTeam)));
+}
+
+function getTeam(ctx: Ctx): SandboxResponse {
+  return json(200, renderTeam(orgTeam(ctx)));
+}
+
+function renameTeam(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const body = validate(ctx.body, obj({ name: str({ minLength: 1, maxLength: 60 }) }));
+  if (body.name !== undefined) team.name = body.name;
+  return json(200, renderTeam(team));
+}
+
+/** Deletes the team with its boards (to the Trash) and projects; another team becomes the default. */
+function deleteTeam(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const { store } = ctx;
+  for (const b of [...store.boards.values()]) if (b.teamId === team.id) trashBoard(store, b);
+  for (const p of [...store.projects.values()]) if (p.teamId === team.id) store.projects.delete(p.id);
+  store.teams.delete(team.id);
+  if (store.defaultTeamId === team.id) store.defaultTeamId = store.teams.keys().next().value ?? team.id;
+  store.recordAudit('team_deleted', 'teams', team.id, team.name, {}, team.id);
+  return noContent();
+}
+
+// -- team members -----------------------------------------------------------------------------
+
+/** Adds an organization member (by e-mail) to the team; a second add is a conflict. */
+function addTeamMember(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const body = validate(ctx.body, obj({ email: str({ format: 'email' }), role: str({ enum: INVITE_ROLES }) }, ['email']));
+  const user = ctx.store.userByEmail(body.email);
+  if (!user || !user.orgMember) throw notFound('Organization user with e-mail', body.email);
+  if (team.members.has(user.id)) throw conflict(`User ${user.id} is already a member of team ${team.id}`);
+  const at = ctx.store.now();
+  const m: TeamMembership = { seq: ctx.store.nextSeq(), role: body.role ?? 'member', createdAt: at, createdBy: ctx.store.meId, modifiedAt: at, modifiedBy: ctx.store.meId };
+  team.members.set(user.id, m);
+  return json(201, renderTeamMember(team, user.id, m));
+}
+
+function listTeamMembers(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const limit = ctx.query.int('limit', { min: 1, max: 100, def: 100 });
+  const role = ctx.query.enumValue('role', LIST_ROLES);
+  const entries = [...team.members.entries()].filter(([, m]) => !role || m.role === role);
+  const page = cursorPage(entries, ([, m]) => m.seq, ctx.query.one('cursor'), limit);
+  return json(200, enterprisePage(page, limit, page.page.map(([id, m]) => renderTeamMember(team, id, m))));
+}
+
+function getTeamMember(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const [id, m] = memberOf(ctx, team);
+  return json(200, renderTeamMember(team, id, m));
+}
+
+function updateTeamMember(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const [id, m] = memberOf(ctx, team);
+  const body = validate(ctx.body, obj({ role: str({ enum: INVITE_ROLES }) }));
+  if (body.role !== undefined) m.role = body.role;
+  m.modifiedAt = ctx.store.now();
+  m.modifiedBy = ctx.store.meId;
+  return json(200, renderTeamMember(team, id, m));
+}
+
+/** Removes the member from the team and from the team's projects. */
+function removeTeamMember(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const [id] = memberOf(ctx, team);
+  team.members.delete(id);
+  for (const p of ctx.store.projects.values()) if (p.teamId === team.id) p.members.delete(id);
+  return noContent();
+}
+
+// -- team settings ----------------------------------------------------------------------------
+
+function getDefaultTeamSettings(ctx: Ctx): SandboxResponse {
+  checkOrg(ctx);
+  return json(200, renderSettings(ctx.store, ctx.store.defaultTeamSettings));
+}
+
+function getTeamSettings(ctx: Ctx): SandboxResponse {
+  return json(200, renderSettings(ctx.store, orgTeam(ctx).settings, ctx.params.team_id));
+}
+
+/** Merges the changed fields into the team's existing settings groups (unknown groups are ignored). */
+function updateTeamSettings(ctx: Ctx): SandboxResponse {
+  const team = orgTeam(ctx);
+  const body = validate(ctx.body, SETTINGS_CHANGES);
+  for (const [group, changes] of Object.entries(body)) {
+    if (!(group in team.settings) || typeof changes !== 'object' || changes === null) continue;
+    Object.assign(team.settings[group] as Record<string, unknown>, structuredClone(changes));
+  }
+  return json(200, renderSettings(ctx.store, team.settings, team.id));
+}
+
 export function registerOrg(router: Router): void {
   const e = { enterprise: true } as const;
+  const withBody = { ...e, body: 'required' } as const;
+  const org = '/v2/orgs/:org_id';
+  const team = `${org}/teams/:team_id`;
 
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id',
-    (ctx) => {
-      checkOrg(ctx);
-      const { org } = ctx.store;
-      return json(200, { id: org.id, name: org.name, fullLicensesPurchased: org.fullLicensesPurchased, plan: ctx.store.enterprise ? 'company' : 'business', type: 'organization' });
-    },
-    e,
-  );
+  router.add('GET', org, getOrganization, e);
+  router.add('GET', `${org}/members`, listOrgMembers, e);
+  router.add('GET', `${org}/members/:member_id`, getOrgMember, e);
 
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/members',
-    (ctx) => {
-      checkOrg(ctx);
-      const q = ctx.query;
-      const limit = q.int('limit', { min: 1, max: 100, def: 100 });
-      const users = ctx.store.orgUsers().sort((a, b) => a.id.localeCompare(b.id));
-      const emails = q.one('emails');
-      if (emails !== undefined && emails.trim() !== '') {
-        const list = emails.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
-        if (list.length > 10) throw badRequest(`Invalid parameters: at most 10 emails can be searched at once, got ${list.length}`);
-        const bad = list.find((s) => !isEmail(s));
-        if (bad) throw badRequest(`Invalid parameters: ${JSON.stringify(bad)} is not an e-mail address`);
-        return json(200, users.filter((u) => list.includes(u.email.toLowerCase())).map(renderOrgMember));
-      }
-      const role = q.enumValue('role', ORG_ROLES);
-      const license = q.enumValue('license', LICENSES);
-      const active = q.bool('active', undefined);
-      const filtered = users.filter((u) => (!role || u.role === role) && (!license || u.license === license) && (active === undefined || u.active === active));
-      const page = orgMembersPage(ctx, filtered, limit);
-      return json(200, { limit, size: page.data.length, data: page.data.map(renderOrgMember), ...(page.next ? { cursor: page.next } : {}), type: 'cursor-list' });
-    },
-    e,
-  );
+  router.add('POST', `${org}/teams`, createTeam, withBody);
+  router.add('GET', `${org}/teams`, listTeams, e);
+  router.add('GET', team, getTeam, e);
+  router.add('PATCH', team, renameTeam, withBody);
+  router.add('DELETE', team, deleteTeam, e);
 
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/members/:member_id',
-    (ctx) => {
-      checkOrg(ctx);
-      const id = ctx.params.member_id ?? '';
-      const user = ctx.store.users.get(id);
-      if (!user || !user.orgMember) throw notFound('Organization member', id);
-      return json(200, renderOrgMember(user));
-    },
-    e,
-  );
+  router.add('POST', `${team}/members`, addTeamMember, withBody);
+  router.add('GET', `${team}/members`, listTeamMembers, e);
+  router.add('GET', `${team}/members/:member_id`, getTeamMember, e);
+  router.add('PATCH', `${team}/members/:member_id`, updateTeamMember, withBody);
+  router.add('DELETE', `${team}/members/:member_id`, removeTeamMember, e);
 
-  // -- teams ----------------------------------------------------------------------------------
-
-  router.add(
-    'POST',
-    '/v2/orgs/:org_id/teams',
-    (ctx) => {
-      checkOrg(ctx);
-      const body = validate(ctx.body, obj({ name: str({ minLength: 1, maxLength: 60 }) }, ['name']));
-      const team = newTeam(ctx.store, body.name, ctx.store.now(), ctx.store.meId);
-      ctx.store.recordAudit('team_created', 'teams', team.id, team.name, {}, team.id);
-      return json(201, renderTeam(team));
-    },
-    { ...e, body: 'required' },
-  );
-
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/teams',
-    (ctx) => {
-      checkOrg(ctx);
-      const limit = ctx.query.int('limit', { min: 1, max: 100, def: 100 });
-      const name = ctx.query.one('name');
-      let teams = [...ctx.store.teams.values()];
-      if (name) teams = teams.filter((t) => t.name.toLowerCase().includes(name.toLowerCase()));
-      const page = cursorPage(teams, (t) => t.seq, ctx.query.one('cursor'), limit);
-      return json(200, enterprisePage(page, limit, page.page.map(renderTeam)));
-    },
-    e,
-  );
-
-  router.add('GET', '/v2/orgs/:org_id/teams/:team_id', (ctx) => json(200, renderTeam(orgTeam(ctx))), e);
-
-  router.add(
-    'PATCH',
-    '/v2/orgs/:org_id/teams/:team_id',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const body = validate(ctx.body, obj({ name: str({ minLength: 1, maxLength: 60 }) }));
-      if (body.name !== undefined) team.name = body.name;
-      return json(200, renderTeam(team));
-    },
-    { ...e, body: 'required' },
-  );
-
-  router.add(
-    'DELETE',
-    '/v2/orgs/:org_id/teams/:team_id',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const { store } = ctx;
-      for (const b of [...store.boards.values()]) if (b.teamId === team.id) trashBoard(store, b);
-      for (const p of [...store.projects.values()]) if (p.teamId === team.id) store.projects.delete(p.id);
-      store.teams.delete(team.id);
-      if (store.defaultTeamId === team.id) store.defaultTeamId = store.teams.keys().next().value ?? team.id;
-      store.recordAudit('team_deleted', 'teams', team.id, team.name, {}, team.id);
-      return noContent();
-    },
-    e,
-  );
-
-  // -- team members ---------------------------------------------------------------------------
-
-  router.add(
-    'POST',
-    '/v2/orgs/:org_id/teams/:team_id/members',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const body = validate(ctx.body, obj({ email: str({ format: 'email' }), role: str({ enum: INVITE_ROLES }) }, ['email']));
-      const user = ctx.store.userByEmail(body.email);
-      if (!user || !user.orgMember) throw notFound('Organization user with e-mail', body.email);
-      if (team.members.has(user.id)) throw conflict(`User ${user.id} is already a member of team ${team.id}`);
-      const at = ctx.store.now();
-      const m: TeamMembership = { seq: ctx.store.nextSeq(), role: body.role ?? 'member', createdAt: at, createdBy: ctx.store.meId, modifiedAt: at, modifiedBy: ctx.store.meId };
-      team.members.set(user.id, m);
-      return json(201, renderTeamMember(team, user.id, m));
-    },
-    { ...e, body: 'required' },
-  );
-
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/teams/:team_id/members',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const limit = ctx.query.int('limit', { min: 1, max: 100, def: 100 });
-      const role = ctx.query.enumValue('role', LIST_ROLES);
-      const entries = [...team.members.entries()].filter(([, m]) => !role || m.role === role);
-      const page = cursorPage(entries, ([, m]) => m.seq, ctx.query.one('cursor'), limit);
-      return json(200, enterprisePage(page, limit, page.page.map(([id, m]) => renderTeamMember(team, id, m))));
-    },
-    e,
-  );
-
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/teams/:team_id/members/:member_id',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const [id, m] = memberOf(ctx, team);
-      return json(200, renderTeamMember(team, id, m));
-    },
-    e,
-  );
-
-  router.add(
-    'PATCH',
-    '/v2/orgs/:org_id/teams/:team_id/members/:member_id',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const [id, m] = memberOf(ctx, team);
-      const body = validate(ctx.body, obj({ role: str({ enum: INVITE_ROLES }) }));
-      if (body.role !== undefined) m.role = body.role;
-      m.modifiedAt = ctx.store.now();
-      m.modifiedBy = ctx.store.meId;
-      return json(200, renderTeamMember(team, id, m));
-    },
-    { ...e, body: 'required' },
-  );
-
-  router.add(
-    'DELETE',
-    '/v2/orgs/:org_id/teams/:team_id/members/:member_id',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const [id] = memberOf(ctx, team);
-      team.members.delete(id);
-      for (const p of ctx.store.projects.values()) if (p.teamId === team.id) p.members.delete(id);
-      return noContent();
-    },
-    e,
-  );
-
-  // -- settings -------------------------------------------------------------------------------
-
-  router.add(
-    'GET',
-    '/v2/orgs/:org_id/default_teams_settings',
-    (ctx) => {
-      checkOrg(ctx);
-      return json(200, renderSettings(ctx.store, ctx.store.defaultTeamSettings));
-    },
-    e,
-  );
-
-  router.add('GET', '/v2/orgs/:org_id/teams/:team_id/settings', (ctx) => json(200, renderSettings(ctx.store, orgTeam(ctx).settings, ctx.params.team_id)), e);
-
-  router.add(
-    'PATCH',
-    '/v2/orgs/:org_id/teams/:team_id/settings',
-    (ctx) => {
-      const team = orgTeam(ctx);
-      const body = validate(ctx.body, SETTINGS_CHANGES);
-      for (const [group, changes] of Object.entries(body)) {
-        if (!(group in team.settings) || typeof changes !== 'object' || changes === null) continue;
-        Object.assign(team.settings[group] as Record<string, unknown>, structuredClone(changes));
-      }
-      return json(200, renderSettings(ctx.store, team.settings, team.id));
-    },
-    { ...e, body: 'required' },
-  );
+  router.add('GET', `${org}/default_teams_settings`, getDefaultTeamSettings, e);
+  router.add('GET', `${team}/settings`, getTeamSettings, e);
+  router.add('PATCH', `${team}/settings`, updateTeamSettings, withBody);
 }

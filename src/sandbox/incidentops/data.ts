@@ -11,8 +11,9 @@
  * The parts, in data/, in the order they draw from the random source (a step moved changes
  * every record after it): people.ts (teams, users, team roles), on-call.ts (schedules and
  * escalation policies), services.ts (services and priorities), incidents.ts (incidents, log
- * entries, alerts, notes), coverage.ts (a coverage gap and overrides ahead), recurrences.ts
- * (earlier recurrences of a few incidents, change events); common.ts holds what they share.
+ * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
+ * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
+ * incidents, change events); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';

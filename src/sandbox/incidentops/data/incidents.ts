@@ -1,32 +1,64 @@
 /**
  * Six weeks of incidents: each with its log entries (trigger, notifications, hand-overs,
- * escalation, acknowledgement, notes, resolution), its alerts and teammates' notes.
+ * escalation, acknowledgement, notes, resolution: incident-timeline.ts), its alerts and
+ * teammates' notes. Every step draws from the random source in a fixed order (a step moved
+ * changes every record after it).
  */
-import type { AgentRecord, AlertRecord, AlertSeverity, IncidentRecord, IncidentStatus, LogEntryRecord, PolicyRecord, PriorityRecord, ScheduleRecord, ServiceRecord, TeamRecord, UserRecord } from '../model.js';
+import type { AgentRecord, AlertRecord, AlertSeverity, IncidentRecord, IncidentStatus, LogEntryRecord, PolicyRecord, PriorityRecord, ServiceRecord, TeamRecord, UserRecord } from '../model.js';
 import { INCIDENT_TITLES, NOTES } from '../names.js';
-import { onCallAt } from '../oncalls.js';
 import type { IdFactory, Rng } from '../random.js';
 import { DAY, HOUR, MINUTE, slug, wholeSecond } from './common.js';
+import { acknowledge, addResponderNote, escalateOnTimeout, handOver, reactionTimes, resolve, startTimeline, type TimelineContext } from './incident-timeline.js';
 import { SERVICES } from './services.js';
 
-export interface IncidentContext {
-  rng: Rng;
-  ids: IdFactory;
+export interface IncidentContext extends TimelineContext {
   now: number;
   services: ServiceRecord[];
   policiesById: Map<string, PolicyRecord>;
-  schedulesById: Map<string, ScheduleRecord>;
-  usersById: Map<string, UserRecord>;
-  teams: TeamRecord[];
   priorities: PriorityRecord[];
-  eligibleOf: (teamIdx: number) => string[];
 }
 
 const INCIDENT_COUNT = 80;
 const HISTORY = 42 * DAY;
 
+/** When the incidents happen, what state they are in, and which services they are forced onto. */
+interface IncidentPlan {
+  /** Services an incident may hit, each with its weight. */
+  weights: (readonly [ServiceRecord, number])[];
+  /** Creation times, oldest first. */
+  times: number[];
+  statuses: IncidentStatus[];
+  /** The demo user's open incidents, by index: on a service whose first level is the demo user. */
+  forcedService: Map<number, ServiceRecord>;
+}
+
+/** What an incident is about: where it happened, how urgent it is and its title. */
+interface IncidentSubject {
+  service: ServiceRecord;
+  forced: boolean;
+  urgency: 'high' | 'low';
+  priority: PriorityRecord | null;
+  title: string;
+  svcSlug: string;
+}
+
 export function generateIncidents(ctx: IncidentContext): { incidents: IncidentRecord[]; logEntries: LogEntryRecord[] } {
-  const { rng, ids, now } = ctx;
+  const plan = planIncidents(ctx);
+  const incidents: IncidentRecord[] = [];
+  const logEntries: LogEntryRecord[] = [];
+  const firstNumber = 1000 + ctx.rng.int(100, 900);
+  plan.times.forEach((createdAt, index) => {
+    const { incident, entries } = generateIncident(ctx, plan, index, createdAt, firstNumber + index);
+    incidents.push(incident);
+    logEntries.push(...entries);
+  });
+  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  return { incidents, logEntries };
+}
+
+/** Creation times and statuses by age, then the demo user's open work (newest trigger, newest acknowledgement). */
+function planIncidents(ctx: IncidentContext): IncidentPlan {
+  const { rng, now } = ctx;
   const candidates = ctx.services.filter((s) => s.fixedStatus !== 'disabled');
   const weights = candidates.map((s) => [s, SERVICES.find((x) => x.name === s.name)?.weight ?? 1] as const);
 
@@ -55,215 +87,79 @@ export function generateIncidents(ctx: IncidentContext): { incidents: IncidentRe
   const demoService = candidates.find((s) => s.name === 'Internal Admin Tools') as ServiceRecord;
   const forcedService = new Map<number, ServiceRecord>([[last, demoService]]);
   if (demoAck >= 0) forcedService.set(demoAck, demoService);
+  return { weights, times, statuses, forcedService };
+}
 
-  const incidents: IncidentRecord[] = [];
-  const logEntries: LogEntryRecord[] = [];
-  const firstNumber = 1000 + rng.int(100, 900);
-  const sometimeBefore = (from: number, minMs: number, maxMs: number, limit: number): number =>
-    wholeSecond(Math.min(from + minMs + Math.floor(rng.next() * (maxMs - minMs)), limit));
+/** The service (drawn even when forced, so that the draws stay in step), urgency, priority and title. */
+function pickSubject(ctx: IncidentContext, plan: IncidentPlan, index: number): IncidentSubject {
+  const { rng } = ctx;
+  const randomService = rng.weighted(plan.weights);
+  const forced = plan.forcedService.get(index);
+  const service = forced ?? randomService;
+  const urgency = rng.chance(service.urgency === 'high' ? 0.8 : 0.2) ? 'high' : 'low';
+  const priority =
+    urgency === 'high'
+      ? rng.chance(0.7) ? rng.pick(ctx.priorities.slice(0, 3)) : null
+      : rng.chance(0.4) ? rng.pick(ctx.priorities.slice(3)) : null;
+  const svcSlug = slug(service.name);
+  const title = rng
+    .pick(INCIDENT_TITLES)
+    .replace('{svc}', service.name)
+    .replace('{host}', `${svcSlug}-${String(rng.int(1, 24)).padStart(2, '0')}.prod.internal`)
+    .replace('{domain}', `${svcSlug}.example.com`)
+    .replace('{db}', `${svcSlug}-db-${rng.int(1, 3)}`);
+  return { service, forced: forced !== undefined, urgency, priority, title, svcSlug };
+}
 
-  times.forEach((createdAt, index) => {
-    const randomService = rng.weighted(weights);
-    const forced = forcedService.get(index);
-    const service = forced ?? randomService;
-    const policy = ctx.policiesById.get(service.policyId) as PolicyRecord;
-    const status = statuses[index] as IncidentStatus;
-    const urgency = rng.chance(service.urgency === 'high' ? 0.8 : 0.2) ? 'high' : 'low';
-    const priority =
-      urgency === 'high'
-        ? rng.chance(0.7) ? rng.pick(ctx.priorities.slice(0, 3)) : null
-        : rng.chance(0.4) ? rng.pick(ctx.priorities.slice(3)) : null;
-    const svcSlug = slug(service.name);
-    const title = rng
-      .pick(INCIDENT_TITLES)
-      .replace('{svc}', service.name)
-      .replace('{host}', `${svcSlug}-${String(rng.int(1, 24)).padStart(2, '0')}.prod.internal`)
-      .replace('{domain}', `${svcSlug}.example.com`)
-      .replace('{db}', `${svcSlug}-db-${rng.int(1, 3)}`);
-    const id = ids.next();
-    const number = firstNumber + index;
-    const entries: LogEntryRecord[] = [];
-    const limit = wholeSecond(now - 30_000); // nothing happens in the last 30 seconds
-    const base = { incidentId: id, serviceId: service.id, teamIds: service.teamIds.slice() };
-    const serviceAgent: AgentRecord = { kind: 'service', id: service.id };
+/** One incident: its subject, its log entries as they happened, then the record with its key and bridge. */
+function generateIncident(ctx: IncidentContext, plan: IncidentPlan, index: number, createdAt: number, number: number): { incident: IncidentRecord; entries: LogEntryRecord[] } {
+  const { rng, ids, now } = ctx;
+  const { service, forced, urgency, priority, title, svcSlug } = pickSubject(ctx, plan, index);
+  const policy = ctx.policiesById.get(service.policyId) as PolicyRecord;
+  const status = plan.statuses[index] as IncidentStatus;
+  const id = ids.next();
+  const limit = wholeSecond(now - 30_000); // nothing happens in the last 30 seconds
+  const serviceAgent: AgentRecord = { kind: 'service', id: service.id };
 
-    const resolveLevel = (level: number, at: number): string[] => {
-      const rule = policy.rules[level - 1];
-      if (!rule) return [];
-      const users: string[] = [];
-      for (const target of rule.targets) {
-        const userId = target.kind === 'user' ? target.id : onCallAt(ctx.schedulesById.get(target.id) as ScheduleRecord, at);
-        if (userId && !users.includes(userId)) users.push(userId);
-      }
-      return rule.assignmentStrategy === 'round_robin' ? users.slice(0, 1) : users;
-    };
-    const notify = (userIds: string[], at: number) => {
-      userIds.forEach((userId, i) => {
-        const user = ctx.usersById.get(userId) as UserRecord;
-        const type = rng.pick(['email_notification', 'sms_notification', 'push_notification', 'phone_notification'] as const);
-        const address = type === 'email_notification' ? user.email : type === 'push_notification' ? 'iPhone' : `+1 555-01${String(rng.int(0, 99)).padStart(2, '0')}`;
-        entries.push({
-          ...base,
-          id: ids.next('R', 13),
-          type: 'notify_log_entry',
-          createdAt: Math.min(at + (i + 1) * 4_000, limit),
-          agent: null,
-          channel: { type: 'notification', notification: { type, status: 'success', address } },
-          summary: `Notified ${user.name} by ${type.replace('_notification', '').replace('sms', 'SMS')}.`,
-          userId,
-          notification: { type, address },
-        });
-      });
-    };
+  const { timeline, triggerId } = startTimeline(ctx, { id, service, serviceAgent, policy, createdAt, title, svcSlug, limit });
+  const reaction = reactionTimes(rng, status, createdAt, forced, limit, now);
+  const { ackAt, resolvedAt } = reaction;
+  handOver(ctx, timeline, service, createdAt, reaction.reactionAt, forced);
+  escalateOnTimeout(ctx, timeline, createdAt, reaction.reactionAt);
+  const responder = timeline.assignees[0] ?? null;
+  const acknowledgements = acknowledge(ctx, timeline, responder, ackAt);
+  addResponderNote(ctx, timeline, responder, ackAt ?? createdAt, resolvedAt);
+  const lastChangeBy = resolve(ctx, timeline, responder, reaction, serviceAgent);
 
-    // Trigger.
-    const triggerId = ids.next('R', 13);
-    entries.push({
-      ...base,
-      id: triggerId,
-      type: 'trigger_log_entry',
-      createdAt,
-      agent: serviceAgent,
-      channel: { type: 'api', summary: title, details: { source: `${svcSlug}-monitor` } },
-      summary: 'Triggered through the API.',
-      eventDetails: { description: title },
-    });
-    let assignees = resolveLevel(1, createdAt);
-    let assignedAt = createdAt;
-    notify(assignees, createdAt);
-    let level = 1;
-
-    // When does the responder react? Acknowledged incidents always do, most resolved ones too.
-    const acks = status === 'acknowledged' || (status === 'resolved' && rng.chance(0.75));
-    let ackAt = acks ? sometimeBefore(createdAt, 2 * MINUTE, forced ? 10 * MINUTE : 35 * MINUTE, limit - 2 * MINUTE) : null;
-    if (ackAt !== null && ackAt <= createdAt) ackAt = createdAt + 10_000;
-    let resolvedAt =
-      status === 'resolved' ? sometimeBefore(ackAt ?? createdAt, 5 * MINUTE, 6 * HOUR, limit - MINUTE) : null;
-    if (resolvedAt !== null && resolvedAt <= (ackAt ?? createdAt)) resolvedAt = (ackAt ?? createdAt) + 20_000;
-    const reactionAt = ackAt ?? resolvedAt ?? now;
-
-    // Hand-over before anyone acknowledged.
-    if (rng.chance(0.1) && assignees.length > 0 && !forced) {
-      const by = assignees[0] as string;
-      const teamIdx = ctx.teams.findIndex((t) => t.id === service.teamIds[0]);
-      const others = ctx.eligibleOf(teamIdx).filter((u) => !assignees.includes(u));
-      const at = createdAt + rng.int(1, 4) * MINUTE;
-      if (others.length > 0 && at < reactionAt - MINUTE) {
-        const to = rng.pick(others);
-        entries.push({
-          ...base,
-          id: ids.next('R', 13),
-          type: 'assign_log_entry',
-          createdAt: at,
-          agent: { kind: 'user', id: by },
-          channel: { type: 'web_ui' },
-          summary: `Reassigned to ${(ctx.usersById.get(to) as UserRecord).name}.`,
-          assigneeIds: [to],
-        });
-        assignees = [to];
-        assignedAt = at;
-        notify(assignees, at);
-      }
-    }
-
-    // Timeout escalation to level 2 when nobody reacted in time.
-    const firstRule = policy.rules[0];
-    const escalateAt = createdAt + (firstRule?.delayMinutes ?? 30) * MINUTE;
-    if (policy.rules.length > 1 && escalateAt < reactionAt && escalateAt < limit) {
-      const next = resolveLevel(2, escalateAt);
-      if (next.length > 0) {
-        entries.push({
-          ...base,
-          id: ids.next('R', 13),
-          type: 'escalate_log_entry',
-          createdAt: escalateAt,
-          agent: null,
-          channel: { type: 'timeout' },
-          summary: `Escalated to level 2 (${next.map((u) => (ctx.usersById.get(u) as UserRecord).name).join(', ')}) after ${firstRule?.delayMinutes ?? 30} minutes without acknowledgement.`,
-          assigneeIds: next,
-        });
-        assignees = next;
-        assignedAt = escalateAt;
-        level = 2;
-        notify(assignees, escalateAt);
-      }
-    }
-
-    const responder = assignees[0] ?? null;
-    let acknowledgements: { at: number; userId: string }[] = [];
-    if (ackAt !== null && responder) {
-      entries.push({
-        ...base,
-        id: ids.next('R', 13),
-        type: 'acknowledge_log_entry',
-        createdAt: ackAt,
-        agent: { kind: 'user', id: responder },
-        channel: { type: rng.pick(['web_ui', 'mobile', 'slack']) },
-        summary: `Acknowledged by ${(ctx.usersById.get(responder) as UserRecord).name}.`,
-      });
-      acknowledgements = [{ at: ackAt, userId: responder }];
-    }
-    if (responder && rng.chance(0.35)) {
-      const at = (ackAt ?? createdAt) + rng.int(3, 20) * MINUTE;
-      if (at < (resolvedAt ?? limit)) {
-        entries.push({
-          ...base,
-          id: ids.next('R', 13),
-          type: 'annotate_log_entry',
-          createdAt: at,
-          agent: { kind: 'user', id: responder },
-          channel: { type: 'note' },
-          summary: `Note added by ${(ctx.usersById.get(responder) as UserRecord).name}.`,
-          note: rng.pick(NOTES),
-        });
-      }
-    }
-    let lastChangeBy: AgentRecord = responder && ackAt !== null ? { kind: 'user', id: responder } : serviceAgent;
-    if (resolvedAt !== null) {
-      const byService = !responder || rng.chance(0.25);
-      lastChangeBy = byService ? serviceAgent : { kind: 'user', id: responder };
-      entries.push({
-        ...base,
-        id: ids.next('R', 13),
-        type: 'resolve_log_entry',
-        createdAt: resolvedAt,
-        agent: lastChangeBy,
-        channel: byService ? { type: 'api' } : { type: 'web_ui' },
-        summary: byService ? 'Resolved through the API.' : `Resolved by ${(ctx.usersById.get(responder) as UserRecord).name}.`,
-      });
-    }
-
-    entries.sort((a, b) => a.createdAt - b.createdAt);
-    const updatedAt = entries.reduce((max, e) => Math.max(max, e.createdAt), createdAt);
-    const alertCount = rng.chance(0.7) ? 1 : rng.int(2, 5);
-    incidents.push({
-      id,
-      number,
-      title,
-      details: `${title}. Alert raised by ${svcSlug}-monitor; see the runbook for ${service.name}.`,
-      createdAt,
-      updatedAt,
-      status,
-      urgency,
-      serviceId: service.id,
-      policyId: policy.id,
-      teamIds: service.teamIds.slice(),
-      priorityId: priority?.id ?? null,
-      incidentKey: rng.chars(32, '0123456789abcdef'),
-      assignments: status === 'resolved' ? [] : assignees.map((userId) => ({ at: assignedAt, userId })),
-      acknowledgements: status === 'acknowledged' ? acknowledgements : [],
-      resolvedAt,
-      lastStatusChangeAt: resolvedAt ?? ackAt ?? createdAt,
-      lastStatusChangeBy: lastChangeBy,
-      alertCount,
-      escalationLevel: level,
-      firstTriggerLogEntryId: triggerId,
-      conferenceBridge: priority?.name === 'P1' ? { number: `+1 555-0100,,${rng.int(100000, 999999)}#`, url: `https://meet.example.com/${rng.chars(10, 'abcdefghijkmnpqrstuvwxyz')}` } : null,
-    });
-    logEntries.push(...entries);
-  });
-  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-  return { incidents, logEntries };
+  const { entries } = timeline;
+  entries.sort((a, b) => a.createdAt - b.createdAt);
+  const updatedAt = entries.reduce((max, e) => Math.max(max, e.createdAt), createdAt);
+  const alertCount = rng.chance(0.7) ? 1 : rng.int(2, 5);
+  const incident: IncidentRecord = {
+    id,
+    number,
+    title,
+    details: `${title}. Alert raised by ${svcSlug}-monitor; see the runbook for ${service.name}.`,
+    createdAt,
+    updatedAt,
+    status,
+    urgency,
+    serviceId: service.id,
+    policyId: policy.id,
+    teamIds: service.teamIds.slice(),
+    priorityId: priority?.id ?? null,
+    incidentKey: rng.chars(32, '0123456789abcdef'),
+    assignments: status === 'resolved' ? [] : timeline.assignees.map((userId) => ({ at: timeline.assignedAt, userId })),
+    acknowledgements: status === 'acknowledged' ? acknowledgements : [],
+    resolvedAt,
+    lastStatusChangeAt: resolvedAt ?? ackAt ?? createdAt,
+    lastStatusChangeBy: lastChangeBy,
+    alertCount,
+    escalationLevel: timeline.level,
+    firstTriggerLogEntryId: triggerId,
+    conferenceBridge: priority?.name === 'P1' ? { number: `+1 555-0100,,${rng.int(100000, 999999)}#`, url: `https://meet.example.com/${rng.chars(10, 'abcdefghijkmnpqrstuvwxyz')}` } : null,
+  };
+  return { incident, entries };
 }
 
 /** What a monitor reports, with its check name and unit; one alert of an incident per signal. */
