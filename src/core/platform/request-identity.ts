@@ -1,5 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PlatformTokens } from '../serving/oauth/vault.js';
+
+/** What the server keeps of one user's sign-in to a platform. */
+export interface PlatformTokens {
+  accessToken: string;
+  refreshToken?: string;
+  tokenType: string;
+  /** Epoch ms. */
+  expiresAt?: number;
+  obtainedAt: number;
+  scope?: string;
+  account?: { id?: string; name?: string; email?: string };
+}
 
 /**
  * Who a request acts for, carried through everything it awaits. Set over HTTP in OAuth mode

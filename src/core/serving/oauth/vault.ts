@@ -7,18 +7,9 @@
 import type { Logger } from '../../logger.js';
 import type { SharedStore } from '../../store/store.js';
 import { decryptValue, encryptValue, generateStateKey, STATE_KEY_ENV, stateKeyFrom, stateKeyFromEnv, type StateKey } from '../../store/sealed.js';
+import type { PlatformTokens } from '../../platform/request-identity.js';
 
-/** What the server keeps of one user's sign-in to a platform. */
-export interface PlatformTokens {
-  accessToken: string;
-  refreshToken?: string;
-  tokenType: string;
-  /** Epoch ms. */
-  expiresAt?: number;
-  obtainedAt: number;
-  scope?: string;
-  account?: { id?: string; name?: string; email?: string };
-}
+export type { PlatformTokens } from '../../platform/request-identity.js';
 
 /**
  * The state key from the environment. Unset: a random key for this process with a warning
