@@ -5,7 +5,7 @@ import { createCanvasApiServer } from '../canvasapi/index.js';
 import { CANVASAPI_ENV, FULL_RECORDS_ENV, resolveCanvasApiSettings, type CanvasApiSettings, type CanvasApiSettingsInput } from '../canvasapi/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
 import { CANVASAPI_DESCRIPTION, PACKAGE_VERSION } from '../server-descriptions.js';
-import type { BuildOptions, ServerEntry, ServerSettingsInput } from '../server-info.js';
+import type { BuildOptions, ServerEntry, ServerSettingsInput } from './server-entry.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function canvasApiInput(input: ServerSettingsInput, sandbox?: RunningSandbox, env: NodeJS.ProcessEnv = process.env): CanvasApiSettingsInput {

@@ -5,7 +5,7 @@ import { createIncidentOpsServer } from '../incidentops/index.js';
 import { INCIDENTOPS_ENV, resolveIncidentOpsSettings, type IncidentOpsSettings, type IncidentOpsSettingsInput } from '../incidentops/settings.js';
 import type { RunningSandbox } from '../sandbox/server.js';
 import { INCIDENTOPS_DESCRIPTION, PACKAGE_VERSION } from '../server-descriptions.js';
-import type { BuildOptions, ServerEntry, ServerSettingsInput } from '../server-info.js';
+import type { BuildOptions, ServerEntry, ServerSettingsInput } from './server-entry.js';
 import { credentialsFor, isSet, pickDefined, settingsEnv } from './shared.js';
 
 function incidentOpsInput(input: ServerSettingsInput, sandbox?: RunningSandbox): IncidentOpsSettingsInput {

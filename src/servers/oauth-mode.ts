@@ -12,7 +12,7 @@ import { resolveStateKey, TokenVault } from '../core/serving/oauth/vault.js';
 import { MemoryStore } from '../core/store/memory-store.js';
 import type { SharedStore } from '../core/store/store.js';
 import type { RunningSandbox } from '../sandbox/server.js';
-import type { ServerEntry, ServerSettingsInput } from '../server-info.js';
+import type { ServerEntry, ServerSettingsInput } from './server-entry.js';
 
 export interface OAuthModeOptions {
   entries: readonly ServerEntry[];

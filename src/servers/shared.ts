@@ -4,7 +4,7 @@ import { platformCredentials, type PlatformAuth } from '../core/signin/platform-
 import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from '../core/signin/token-store.js';
 import type { Logger } from '../core/logger.js';
 import { SERVER_IDS } from '../server-descriptions.js';
-import type { BuildOptions } from '../server-info.js';
+import type { BuildOptions } from './server-entry.js';
 
 /** The store of sign-ins used when none is given. */
 export function defaultStore(logger: Logger, env: NodeJS.ProcessEnv = process.env): FileTokenStore {

@@ -8,49 +8,9 @@ import { ToolError, type ToolErrorDetails, type ToolErrorKind } from '../errors.
 import { isRecord } from '../json.js';
 import type { Logger } from '../logger.js';
 import type { AttemptFailure, TooLargeAnswer } from './attempt.js';
-import type { HeaderLookup } from './http-send.js';
-import type { HttpMethod, OperationEffect } from './resend-rules.js';
 import { redact } from './secrets.js';
-import { UPSTREAM_ENV } from './upstream-options.js';
+import { UPSTREAM_ENV, type PlatformErrorInfo, type UpstreamClientOptions } from './upstream-options.js';
 import type { AnswerHead, RequestContext } from './upstream-request.js';
-
-export interface PlatformErrorInfo {
-  code?: string | number;
-  message?: string;
-  details?: unknown;
-}
-
-export interface ErrorDescriptionContext {
-  kind: ToolErrorKind;
-  platformName: string;
-  method: HttpMethod;
-  /** The operation's effect as the request gave it (or as its method implies). */
-  effect?: OperationEffect;
-  /** The path template as the caller gave it. */
-  pathTemplate: string;
-  /** The concrete path (IDs substituted and encoded, no query). */
-  path: string;
-  pathParams?: Record<string, string | number>;
-  resourceLabel?: string;
-  /** HTTP status, when the platform answered. */
-  status?: number;
-  platformCode?: string | number;
-  platformMessage?: string;
-  platformDetails?: unknown;
-  retryAfterSeconds?: number;
-  /** How many attempts were made. */
-  attempts: number;
-  /** True when an attempt may have reached the platform and been carried out although it failed. */
-  mayHaveHappened: boolean;
-  /** What the client would say without the hook. */
-  defaultMessage: string;
-  defaultNextStep: string;
-}
-
-export interface ErrorDescription {
-  message?: string;
-  nextStep?: string;
-}
 
 const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
@@ -113,14 +73,7 @@ export interface FailureExtra {
 }
 
 /** The platform's hooks a client was given (its options, read when a failure is described). */
-export interface FailureHooks {
-  /** Platform name for messages, e.g. `IncidentOps`. */
-  platformName: string;
-  /** Reads the platform's error body (JSON when it parsed, else the raw text). */
-  parseError?: (status: number, body: unknown, headers: HeaderLookup) => PlatformErrorInfo;
-  /** Overrides the message / next step of an error. */
-  describeError?: (ctx: ErrorDescriptionContext) => ErrorDescription | undefined;
-}
+export type FailureHooks = Pick<UpstreamClientOptions, 'platformName' | 'parseError' | 'describeError'>;
 
 export class FailureDescriber {
   private readonly platformName: string;

@@ -1,9 +1,8 @@
 /** How an UpstreamClient is configured, and the bounds it reads from its options or the environment. */
-import { ToolError } from '../errors.js';
+import { ToolError, type ToolErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HeaderLookup } from './http-send.js';
-import type { ErrorDescription, ErrorDescriptionContext, PlatformErrorInfo } from './failure-description.js';
-import type { HttpMethod } from './resend-rules.js';
+import type { HttpMethod, OperationEffect } from './resend-rules.js';
 import type { AnswerHead } from './upstream-request.js';
 
 /** Defaults of the bounds; each can be set per client (options) or for the process (environment). */
@@ -16,6 +15,47 @@ export const UPSTREAM_ENV = {
   maxResponseBytes: 'TOOLSERVERS_MAX_RESPONSE_BYTES',
   maxConcurrentRequests: 'TOOLSERVERS_MAX_CONCURRENT_REQUESTS',
 } as const;
+
+/** What a platform's error body says (its `parseError` reads it). */
+export interface PlatformErrorInfo {
+  code?: string | number;
+  message?: string;
+  details?: unknown;
+}
+
+/** What `describeError` is told of a failure, with what the client would say itself. */
+export interface ErrorDescriptionContext {
+  kind: ToolErrorKind;
+  platformName: string;
+  method: HttpMethod;
+  /** The operation's effect as the request gave it (or as its method implies). */
+  effect?: OperationEffect;
+  /** The path template as the caller gave it. */
+  pathTemplate: string;
+  /** The concrete path (IDs substituted and encoded, no query). */
+  path: string;
+  pathParams?: Record<string, string | number>;
+  resourceLabel?: string;
+  /** HTTP status, when the platform answered. */
+  status?: number;
+  platformCode?: string | number;
+  platformMessage?: string;
+  platformDetails?: unknown;
+  retryAfterSeconds?: number;
+  /** How many attempts were made. */
+  attempts: number;
+  /** True when an attempt may have reached the platform and been carried out although it failed. */
+  mayHaveHappened: boolean;
+  /** What the client would say without the hook. */
+  defaultMessage: string;
+  defaultNextStep: string;
+}
+
+/** What `describeError` says instead (a part left out keeps the default). */
+export interface ErrorDescription {
+  message?: string;
+  nextStep?: string;
+}
 
 export interface RetryOptions {
   /** Repeats after the first attempt (default 2). */

@@ -24,18 +24,19 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { budgetOf } from '../call-budget.js';
 import { ToolError } from '../errors.js';
-import { jsonText } from '../json.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
+import { alreadyDeletedAnswer, resendAfterFailure, resendAfterStatus } from './attempt-outcome.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { FailureDescriber, seconds } from './failure-description.js';
 import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
 import { RateLimitHolds } from './rate-limit-hold.js';
 import { rateLimitHolder } from './rate-limits.js';
 import { RequestHeaders } from './request-headers.js';
-import { buildPath, buildQueryString } from './request-url.js';
-import { effectOf, HTTP_METHODS, mayResend, RETRYABLE_STATUSES } from './resend-rules.js';
-import { secretsOf, redact } from './secrets.js';
+import { refuseUnsendable, requestBody, requestPath } from './request-preparation.js';
+import { buildQueryString } from './request-url.js';
+import { effectOf, mayResend } from './resend-rules.js';
+import { secretsOf } from './secrets.js';
 import {
   boundSetting,
   DEFAULT_MAX_CONCURRENT_REQUESTS,
@@ -48,20 +49,23 @@ import {
   type UpstreamClientOptions,
 } from './upstream-options.js';
 import { reportRateLimitWait } from './upstream-observers.js';
-import type { RequestContext, UpstreamRequest, UpstreamResponse } from './upstream-request.js';
+import type { AnswerHead, RequestContext, UpstreamRequest, UpstreamResponse } from './upstream-request.js';
 
 // The client's public surface, from the pieces it is made of.
 export { raceAbort, type HeaderLookup } from './http-send.js';
 export { effectOf, isIdempotent, mayResend, type HttpMethod, type OperationEffect } from './resend-rules.js';
 export { buildPath, buildQueryString, type QueryScalar, type QueryValue } from './request-url.js';
 export { defaultRetryAfterSeconds } from './rate-limit-hold.js';
-export { defaultParseError, isJsonContentType, type ErrorDescription, type ErrorDescriptionContext, type PlatformErrorInfo } from './failure-description.js';
+export { defaultParseError, isJsonContentType } from './failure-description.js';
 export {
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RATE_LIMIT_MAX_BACKOFF_MS,
   DEFAULT_RATE_LIMIT_MIN_BACKOFF_MS,
   UPSTREAM_ENV,
+  type ErrorDescription,
+  type ErrorDescriptionContext,
+  type PlatformErrorInfo,
   type RateLimitOptions,
   type RetryOptions,
   type SleepFn,
@@ -154,37 +158,17 @@ export class UpstreamClient {
     };
   }
 
+  /**
+   * One call through its attempts: checked and prepared before anything is sent, counted once
+   * against its call's budget, then sent until it succeeds or a rule says to stop (attempt-outcome.ts:
+   * no answer or an error status; a 401 renews the credentials once, a 429 holds the identity back).
+   */
   async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-    const { method } = req;
-    if (!HTTP_METHODS.includes(method)) {
-      throw new ToolError({
-        kind: 'internal',
-        message: `Unsupported HTTP method ${String(method)}; nothing was sent.`,
-        nextStep: 'This is a bug in the tool server; report it.',
-      });
-    }
-    const allowed = this.options.allowedMethods;
-    if (allowed && !allowed.includes(method)) {
-      throw new ToolError({
-        kind: 'internal',
-        message: `This ${this.platformName} server only sends ${allowed.join(', ')} requests; refused to send ${method} ${req.path} (nothing was sent).`,
-        nextStep: 'This server is restricted (read-only); use a server configured for changes if changing data is intended.',
-      });
-    }
-
-    let path = buildPath(req.path, req.pathParams);
-    if (path !== '' && !path.startsWith('/')) path = `/${path}`;
+    refuseUnsendable(req, this.platformName, this.options.allowedMethods);
+    const path = requestPath(req);
     const query = buildQueryString(req.query);
     const url = `${this.baseUrl}${path}${query ? `?${query}` : ''}`;
-
-    let body: string | undefined;
-    if (req.body !== undefined) {
-      try {
-        body = jsonText(req.body); // bigints (int64 IDs) go out digit-exact
-      } catch {
-        throw ToolError.invalidParameter('body', 'cannot be serialised as JSON');
-      }
-    }
+    const body = requestBody(req);
 
     const ctx: RequestContext = {
       req,
@@ -200,7 +184,7 @@ export class UpstreamClient {
     // The call's budget (core/call-budget.ts) counts every request once; past it nothing is sent.
     budgetOf(req.signal)?.spendRequest();
 
-    let authorization = await this.readAuthorization();
+    const authorization = await this.readAuthorization();
     ctx.secrets = secretsOf(authorization);
     if (req.signal?.aborted) throw this.failures.failure('cancelled', ctx, 0, { mayHaveHappened: false });
     let headers = this.headers.build(req.headers, authorization, body !== undefined);
@@ -210,31 +194,14 @@ export class UpstreamClient {
 
     for (let attempt = 1; ; attempt += 1) {
       const retriesLeft = attempt <= this.maxRetries;
-      const outcome = await this.attemptInTurn(url, { method, headers, body }, ctx, attempt, waitedUntil);
+      const outcome = await this.attemptInTurn(url, { method: req.method, headers, body }, ctx, attempt, waitedUntil);
       waitedUntil = undefined;
 
       if (outcome.type === 'failure') {
-        if (outcome.kind === 'cancelled') {
-          throw this.failures.failure('cancelled', ctx, outcome.neverSent ? attempt - 1 : attempt, {
-            mayHaveHappened: !outcome.neverSent || ctx.ambiguous !== undefined,
-          });
-        }
-        if (outcome.neverSent) {
-          if (retriesLeft) {
-            await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
-            continue;
-          }
-          throw this.failures.failure(outcome.kind, ctx, attempt, {}, outcome);
-        }
-        // It may have reached the platform and been carried out.
-        if (ctx.resendable && retriesLeft) {
-          ctx.ambiguous = this.failures.failureText(outcome);
-          await this.pause(this.backoffMs(attempt), ctx, attempt, `${outcome.code ?? outcome.kind}`);
-          continue;
-        }
-        throw this.failures.failure(outcome.kind, ctx, attempt, { ...(outcome.status !== undefined ? { status: outcome.status } : {}), mayHaveHappened: true }, outcome);
+        const reason = resendAfterFailure(this.failures, outcome, ctx, attempt, retriesLeft);
+        await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
+        continue;
       }
-
       if (outcome.type === 'too_large') throw this.failures.tooLarge(outcome, ctx, attempt);
 
       const { response, text } = outcome;
@@ -243,66 +210,64 @@ export class UpstreamClient {
       if (status >= 200 && status < 300) {
         return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T, bytes: outcome.bytes };
       }
-
       if (status === 401 && !refreshed && this.options.refreshAuthorization) {
         refreshed = true;
-        let renewed = false;
-        try {
-          renewed = await this.options.refreshAuthorization();
-        } catch (error) {
-          this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
-        }
+        const renewed = await this.renewedHeaders(ctx, body !== undefined);
         if (renewed) {
-          authorization = await this.readAuthorization();
-          ctx.secrets = [...ctx.secrets, ...secretsOf(authorization)];
-          headers = this.headers.build(req.headers, authorization, body !== undefined);
-          this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path }, 'credentials refreshed after a 401; sending once more');
+          headers = renewed;
           attempt -= 1; // the refresh does not consume the retry budget
           continue;
         }
       }
-
       if (status === 429) {
-        // The platform refused the request: safe to send again for every effect.
-        const { waitMs, deadline } = this.holds.holdAfter429(ctx.holder, response, outcome.sentAt);
-        await this.options.sharedRateLimit?.raise(deadline);
-        const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-        if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
-          this.logger.warn(
-            { request_id: ctx.requestId, platform: this.platformName, method, path, attempt, waitMs },
-            `${this.platformName} rate limit reached; waiting before retrying`,
-          );
-          reportRateLimitWait(this.platformName, waitMs);
-          await this.pause(waitMs, ctx, attempt, undefined);
-          waitedUntil = deadline;
-          continue;
-        }
-        throw this.failures.httpFailure(response, text, ctx, attempt, retryAfterSeconds);
-      }
-
-      if (status === 404 && ctx.effect === 'delete' && ctx.ambiguous !== undefined) {
-        const target = req.resourceLabel ?? `the resource at ${path}`;
-        const note =
-          `An earlier attempt of this delete failed (${ctx.ambiguous}) after it may have reached ${this.platformName}; ` +
-          `sent again, it was answered 404 (not found), so the earlier attempt most likely deleted ${target}. ` +
-          'Nothing is left to delete. If the ID may have been wrong, a list tool shows what exists.';
-        this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method, path, attempt }, 'delete resent after an ambiguous failure found the resource gone; reporting success');
-        return {
-          status,
-          headers: response.headers,
-          data: redact({ success: true, already_deleted: true, note }, ctx.secrets) as T,
-          alreadyApplied: true,
-          note: redact(note, ctx.secrets) as string,
-        };
-      }
-
-      if (RETRYABLE_STATUSES.has(status) && ctx.resendable && retriesLeft) {
-        ctx.ambiguous = `HTTP ${status}`;
-        await this.pause(this.backoffMs(attempt), ctx, attempt, `HTTP ${status}`);
+        waitedUntil = await this.sitOutRateLimit(response, text, outcome.sentAt, ctx, attempt, retriesLeft);
         continue;
       }
-      throw this.failures.httpFailure(response, text, ctx, attempt, undefined);
+      const alreadyDeleted = alreadyDeletedAnswer<T>(response, ctx, attempt, this.platformName, this.logger);
+      if (alreadyDeleted) return alreadyDeleted;
+      const reason = resendAfterStatus(this.failures, response, text, ctx, attempt, retriesLeft);
+      await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
     }
+  }
+
+  /**
+   * After a 401: asks for fresh credentials once. The headers to send again with, or undefined
+   * when none came (the 401 is then reported).
+   */
+  private async renewedHeaders(ctx: RequestContext, hasBody: boolean): Promise<Record<string, string> | undefined> {
+    let renewed: boolean | undefined = false;
+    try {
+      renewed = await this.options.refreshAuthorization?.();
+    } catch (error) {
+      this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, err: error instanceof Error ? error.message : String(error) }, 'credential refresh failed');
+    }
+    if (!renewed) return undefined;
+    const authorization = await this.readAuthorization();
+    ctx.secrets = [...ctx.secrets, ...secretsOf(authorization)];
+    const headers = this.headers.build(ctx.req.headers, authorization, hasBody);
+    this.logger.info({ request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path }, 'credentials refreshed after a 401; sending once more');
+    return headers;
+  }
+
+  /**
+   * After a 429: holds the identity back (here and, through the store, on other replicas), then
+   * waits it out and returns the deadline waited for, or reports the 429 when the wait is too long
+   * or no retry is left. The platform refused the request: safe to send again for every effect.
+   */
+  private async sitOutRateLimit(response: AnswerHead, text: string, sentAt: number, ctx: RequestContext, attempt: number, retriesLeft: boolean): Promise<number> {
+    const { waitMs, deadline } = this.holds.holdAfter429(ctx.holder, response, sentAt);
+    await this.options.sharedRateLimit?.raise(deadline);
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
+      this.logger.warn(
+        { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, waitMs },
+        `${this.platformName} rate limit reached; waiting before retrying`,
+      );
+      reportRateLimitWait(this.platformName, waitMs);
+      await this.pause(waitMs, ctx, attempt, undefined);
+      return deadline;
+    }
+    throw this.failures.httpFailure(response, text, ctx, attempt, retryAfterSeconds);
   }
 
   /**

@@ -1,31 +1,21 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import { runAs } from '../platform/request-identity.js';
+import type { SharedStore } from '../store/store.js';
+import type { AnyToolServer } from '../tools/registry.js';
+import { admitRequest, allowedHostNames, LOOPBACK_ORIGIN_HOSTS, type AdmissionGate } from './http/admission.js';
+import { answerInternalError, errorText } from './http/answers.js';
 import { corsPolicy } from './http/cors.js';
-import { allowedOriginsFrom, isAllowedOrigin } from './http/origins.js';
+import { admitServerKey, serverKeyCheck, type ServerKeyCheck } from './http/key-check.js';
+import { answerNoEndpoint, dispatchMcp, matchMount, mcpDispatch, type HttpMount, type McpDispatch } from './http/mcp-dispatch.js';
+import { allowedOriginsFrom } from './http/origins.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
-import type { SharedStore } from '../store/store.js';
-import { fullRecordsFromHeaders, withRequestedFullRecords } from '../tools/record-detail.js';
-import { runAs } from '../platform/request-identity.js';
-import { MIN_SERVER_KEY_LENGTH } from '../signin/server-key.js';
 import type { OAuthLayer } from './oauth/layer.js';
-import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from '../tools/registry.js';
-import { CHOICE_SOURCES, requestViewOptions } from '../tools/request-choices.js';
-import { SelectionError } from '../tools/names.js';
 
-export interface HttpMount {
-  /**
-   * URL path of the MCP endpoint, e.g. `/mcp` or `/incidentops/mcp`. Segments inserted before the
-   * final `/mcp` choose a profile or name style per URL (`/canvasapi/readonly/mcp`).
-   */
-  path: string;
-  server: AnyToolServer;
-  /** The operator's choice of names and tools; a request can only narrow the tools further. */
-  view?: ViewOptions;
-}
+export { isLoopbackHost } from './http/admission.js';
+export type { HttpMount } from './http/mcp-dispatch.js';
 
 export interface HttpServeOptions {
   host: string;
@@ -126,12 +116,23 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
-/** Loopback host names as an Origin spells them (IPv6 in brackets). */
-const LOOPBACK_ORIGIN_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** Prometheus metrics when asked for: the module (prom-client loaded with it), its running registry, the key /metrics requires. */
+interface MetricsRoute {
+  module: typeof import('./metrics.js');
+  running: ReturnType<typeof import('./metrics.js')['startMetrics']>;
+  key: string | undefined;
+}
 
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** Everything a request meets on its way, made once at start: the request pipeline's state. */
+interface HttpPipeline {
+  logger: Logger;
+  gate: AdmissionGate;
+  metrics: MetricsRoute | undefined;
+  /** Key mode: the key every MCP request carries. */
+  serverKey: ServerKeyCheck | undefined;
+  /** OAuth mode: the layer's routes and bearer check. */
+  oauth: OAuthLayer | undefined;
+  mcp: McpDispatch;
 }
 
 /**
@@ -142,152 +143,22 @@ export function isLoopbackHost(host: string): boolean {
  */
 export async function serveOverHttp(options: HttpServeOptions): Promise<RunningHttpServer> {
   const { logger } = options;
-  const hosts = [...LOOPBACK_NAMES, ...(isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host]), ...(options.allowedHosts ?? [])];
+  const hosts = allowedHostNames(options.host, options.allowedHosts);
   const origins = allowedOriginsFrom([...LOOPBACK_ORIGIN_HOSTS, ...(options.allowedOrigins ?? [])]);
   const limits = httpLimits(options.limits, options.env);
   const auth: HttpAuth = options.auth ?? { kind: 'key', serverKey: options.serverKey ?? '' };
-  if (auth.kind === 'key' && auth.serverKey.length < MIN_SERVER_KEY_LENGTH) throw new Error(`The server key must be at least ${MIN_SERVER_KEY_LENGTH} characters long.`);
-  const keyDigest = auth.kind === 'key' ? digest(auth.serverKey) : undefined;
-  const keyLocation = auth.kind === 'key' && auth.keyLocation ? `It expects ${auth.keyLocation}.` : 'It expects the key its operator configured.';
+  const serverKey = auth.kind === 'key' ? serverKeyCheck(auth.serverKey, auth.keyLocation) : undefined;
   const oauth = auth.kind === 'oauth' ? auth.layer : undefined;
   // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
   const { hostHeaderValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
   const validateHost = hostHeaderValidation(hosts);
-  const validateOrigin = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const origin = req.headers.origin;
-    if (origin === undefined || origin === '' || isAllowedOrigin(origin, origins)) return true;
-    sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: 'Origin not allowed' }, id: null });
-    return false;
-  };
-
-  // Fail at start, not at the first request, when the operator's own choice names unknown tools.
-  for (const mount of options.mounts) viewFor(mount.server, mount.view);
-  // The view of a request that chooses nothing (no segments, query or choice headers): the same
-  // view requestViewOptions would lead to, looked up once instead of per request.
-  const plainViews = new Map<HttpMount, ToolView>(options.mounts.map((mount) => [mount, viewFor(mount.server, requestViewOptions(mount.view ?? {}, [], '', {}))]));
-  const choiceHeaders = Object.values(CHOICE_SOURCES).map((source) => source.header);
-  const choosesNothing = (req: IncomingMessage, segments: readonly string[]): boolean =>
-    segments.length === 0 && !(req.url ?? '').includes('?') && choiceHeaders.every((name) => req.headers[name] === undefined);
-  const handlers = new WeakMap<ToolView, ReturnType<typeof toNodeHandler>>();
-  const handlerFor = (view: ToolView, path: string) => {
-    let handler = handlers.get(view);
-    if (!handler) {
-      handler = toNodeHandler(
-        createMcpHandler(mcpServerFactory(view), {
-          onerror: (error) => logger.debug({ path, err: error.message }, 'MCP request rejected'),
-        }),
-      );
-      handlers.set(view, handler);
-    }
-    return handler;
-  };
-
+  const mcp = mcpDispatch(options.mounts, logger, toNodeHandler);
   const cors = corsPolicy(origins);
   // OAuth mode cannot sign anyone in or refresh a token without writing to the store; key mode serves every call without it.
   const storeCheck = options.store ? [storeReadiness(options.store, oauth ? { needsWrites: true } : { optional: true })] : [];
   const probe = probes([...storeCheck, ...(options.readinessChecks ?? [])]);
   const metrics = options.metrics ? await import('./metrics.js').then((module) => ({ module, running: module.startMetrics(), key: options.metrics?.key })) : undefined;
-
-  /**
-   * What every request goes through, whatever its route (routes added later included), once its
-   * request ID is set: the Host and Origin checks, CORS, then the probes. True when it may be routed.
-   */
-  const admit = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    // Probes skip the Host check: orchestrators probe by address (Host: 10.0.0.7:3000), and the
-    // probes reveal nothing a DNS-rebinding page could use.
-    const probePath = path === '/health' || path === '/ready';
-    if ((!probePath && !validateHost(req, res)) || !validateOrigin(req, res)) {
-      requestLog(logger, req).warn({ path, host: req.headers.host, origin: req.headers.origin }, 'rejected request: Host or Origin not allowed');
-      return false;
-    }
-    if (cors.apply(req, res)) return false;
-    if (path === '/health') {
-      probe.health(res);
-      return false;
-    }
-    if (path === '/ready') {
-      probe.ready(res, requestLog(logger, req)).catch((error: unknown) => failed(req, res, error));
-      return false;
-    }
-    return true;
-  };
-
-  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    requestLog(logger, req).error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
-    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-    else res.end();
-  };
-
-  /** Routes beside the MCP endpoints; true when it answered. */
-  const routeOperations = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
-    if (path === '/metrics' && metrics) {
-      metrics.module.serveMetrics(metrics.running, req, res, metrics.key).catch((error: unknown) => failed(req, res, error));
-      return true;
-    }
-    return false;
-  };
-
-  /** The MCP endpoints: the server key, or in OAuth mode the layer's routes and bearer check. */
-  const routeMcp = (req: IncomingMessage, res: ServerResponse, path: string): void => {
-    if (oauth) {
-      void serveWithOAuth(oauth, req, res, path);
-      return;
-    }
-    const match = matchMount(options.mounts, path);
-    if (!match) return notFound(res, path);
-    const authProblem = checkServerKey(req.headers.authorization, keyDigest as Buffer);
-    if (authProblem) {
-      requestLog(logger, req).warn({ path, reason: authProblem }, 'rejected request: missing or wrong server key');
-      res.writeHead(401, {
-        'content-type': 'application/json',
-        'www-authenticate': authProblem === 'missing' ? 'Bearer realm="toolservers"' : 'Bearer realm="toolservers", error="invalid_token"',
-      });
-      const problem = authProblem === 'missing' ? 'This server needs "Authorization: Bearer <server key>".' : 'The server key sent is not this server\'s.';
-      res.end(JSON.stringify({ error: `${problem} ${keyLocation}` }));
-      return;
-    }
-    serveMcp(req, res, path, match);
-  };
-
-  /** OAuth mode: the layer's own routes, else the bearer check, then the MCP request as that user. */
-  const serveWithOAuth = async (layer: OAuthLayer, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    try {
-      if (await layer.handle(req, res)) return;
-      const match = matchMount(options.mounts, path);
-      if (!match) return notFound(res, path);
-      const identity = await layer.authenticate(req, res);
-      if (!identity) return;
-      runAs(identity, () => serveMcp(req, res, path, match));
-    } catch (error) {
-      requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-      else res.end();
-    }
-  };
-
-  const notFound = (res: ServerResponse, path: string): void =>
-    sendJson(res, 404, { error: `No MCP endpoint at ${path}. Endpoints: ${options.mounts.map((mount) => mount.path).join(', ')} (a profile may be inserted before /mcp, e.g. /readonly/mcp)` });
-
-  const serveMcp = (req: IncomingMessage, res: ServerResponse, path: string, match: { mount: HttpMount; segments: string[] }): void => {
-    // The client's key or token is for this server only: it must never reach a platform.
-    delete req.headers.authorization;
-    let view: ToolView;
-    let fullRecords: boolean | undefined;
-    try {
-      fullRecords = fullRecordsFromHeaders(req.headers);
-      const plain = choosesNothing(req, match.segments) ? plainViews.get(match.mount) : undefined;
-      view = plain ?? viewFor(match.mount.server, requestViewOptions(match.mount.view ?? {}, match.segments, req.url ?? '', req.headers));
-    } catch (error) {
-      if (!(error instanceof SelectionError)) throw error;
-      sendJson(res, 400, { error: error.message });
-      return;
-    }
-    withRequestedFullRecords(fullRecords, () => handlerFor(view, path)(req, res)).catch((error: unknown) => {
-      requestLog(logger, req).error({ path, err: error instanceof Error ? error.message : String(error) }, 'MCP request failed');
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-      else res.end();
-    });
-  };
+  const pipeline: HttpPipeline = { logger, gate: { logger, validateHost, origins, cors, probes: probe }, metrics, serverKey, oauth, mcp };
 
   const http = createServer(
     {
@@ -297,33 +168,11 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
     },
-    (req: IncomingMessage, res: ServerResponse) =>
-      handleWithRequestId(req, res, () => {
-        const path = (req.url ?? '/').split('?')[0] ?? '/';
-        if (!admit(req, res, path)) return;
-        if (routeOperations(req, res, path)) return;
-        routeMcp(req, res, path);
-      }),
+    (req: IncomingMessage, res: ServerResponse) => handleWithRequestId(req, res, () => routeRequest(pipeline, req, res)),
   );
   http.maxConnections = limits.maxConnections;
-  // Node closes a connection past the cap without a word; the operator should hear of it.
-  let dropped = 0;
-  let droppedLoggedAt = Number.NEGATIVE_INFINITY;
-  http.on('drop', () => {
-    dropped += 1;
-    const now = Date.now();
-    if (now - droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
-    logger.warn({ dropped, maxConnections: limits.maxConnections }, `refused connections: ${limits.maxConnections} are open (${MAX_CONNECTIONS_ENV})`);
-    dropped = 0;
-    droppedLoggedAt = now;
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port, options.host, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
+  reportDroppedConnections(http, logger, limits.maxConnections);
+  await listen(http, options.port, options.host);
   const address = http.address() as AddressInfo;
   const displayHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${displayHost}:${address.port}`;
@@ -341,31 +190,67 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   };
 }
 
-/** The mount an URL path belongs to, with the choice segments between its base and `/mcp`. */
-function matchMount(mounts: readonly HttpMount[], path: string): { mount: HttpMount; segments: string[] } | undefined {
-  for (const mount of mounts) {
-    if (path === mount.path) return { mount, segments: [] };
-    const base = mount.path.slice(0, -'/mcp'.length);
-    if (mount.path.endsWith('/mcp') && path.startsWith(`${base}/`) && path.endsWith('/mcp')) {
-      const segments = path.slice(base.length + 1, -'/mcp'.length).split('/');
-      if (segments.length <= 3 && segments.every((segment) => /^[a-z][a-z0-9-]{0,30}$/.test(segment))) return { mount, segments };
-    }
+/** One request's way, once its request ID is set: admission (Host, Origin, CORS, probes), the routes beside MCP, then MCP. */
+function routeRequest(pipeline: HttpPipeline, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  if (!admitRequest(pipeline.gate, req, res, path)) return;
+  if (routeOperations(pipeline, req, res, path)) return;
+  if (pipeline.oauth) void serveWithOAuth(pipeline, pipeline.oauth, req, res, path);
+  else serveWithServerKey(pipeline, req, res, path);
+}
+
+/** Routes beside the MCP endpoints (`/metrics`); true when it answered. */
+function routeOperations(pipeline: HttpPipeline, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  const { metrics } = pipeline;
+  if (path === '/metrics' && metrics) {
+    metrics.module.serveMetrics(metrics.running, req, res, metrics.key).catch((error: unknown) => answerInternalError(requestLog(pipeline.logger, req), res, { err: errorText(error) }, 'request failed'));
+    return true;
   }
-  return undefined;
+  return false;
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+/** Key mode: an MCP endpoint, then the server key, then the MCP request. */
+function serveWithServerKey(pipeline: HttpPipeline, req: IncomingMessage, res: ServerResponse, path: string): void {
+  const match = matchMount(pipeline.mcp.mounts, path);
+  if (!match) return answerNoEndpoint(pipeline.mcp.mounts, res, path);
+  if (!admitServerKey(pipeline.serverKey as ServerKeyCheck, pipeline.logger, req, res, path)) return;
+  dispatchMcp(pipeline.mcp, req, res, path, match);
 }
 
-/** Constant-time comparison of the presented bearer key with the expected one. */
-function checkServerKey(header: string | undefined, expected: Buffer): 'missing' | 'wrong' | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match?.[1]) return 'missing';
-  return timingSafeEqual(digest(match[1]), expected) ? undefined : 'wrong';
+/** OAuth mode: the layer's own routes, else an MCP endpoint and the bearer check, then the MCP request as that user. */
+async function serveWithOAuth(pipeline: HttpPipeline, layer: OAuthLayer, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  try {
+    if (await layer.handle(req, res)) return;
+    const match = matchMount(pipeline.mcp.mounts, path);
+    if (!match) return answerNoEndpoint(pipeline.mcp.mounts, res, path);
+    const identity = await layer.authenticate(req, res);
+    if (!identity) return;
+    runAs(identity, () => dispatchMcp(pipeline.mcp, req, res, path, match));
+  } catch (error) {
+    answerInternalError(requestLog(pipeline.logger, req), res, { path, err: errorText(error) }, 'request failed');
+  }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+function listen(http: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Node closes a connection past the cap without a word; the operator should hear of it (at most every DROP_LOG_INTERVAL_MS). */
+function reportDroppedConnections(http: Server, logger: Logger, maxConnections: number): void {
+  let dropped = 0;
+  let droppedLoggedAt = Number.NEGATIVE_INFINITY;
+  http.on('drop', () => {
+    dropped += 1;
+    const now = Date.now();
+    if (now - droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
+    logger.warn({ dropped, maxConnections }, `refused connections: ${maxConnections} are open (${MAX_CONNECTIONS_ENV})`);
+    dropped = 0;
+    droppedLoggedAt = now;
+  });
 }

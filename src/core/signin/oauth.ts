@@ -8,12 +8,9 @@
  * before it goes into a message.
  */
 
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { printable } from './printable.js';
-import { escapeHtml } from '../html.js';
+import { answerPage, RedirectReceiver } from './redirect-receiver.js';
 
 export interface OAuthEndpoints {
   authorizeUrl: string;
@@ -181,12 +178,6 @@ function scrub(text: string, secrets: readonly (string | undefined)[]): string {
   return out;
 }
 
-/** Constant-time comparison of two strings (of any length). */
-function sameSecret(a: string, b: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
-
 function describeProviderError(code: string, description: string | undefined): string {
   return description ? `${code} (${description})` : code;
 }
@@ -259,21 +250,6 @@ function toTokenSet(response: oauth.TokenEndpointResponse, now: number, previous
   return set;
 }
 
-function htmlPage(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;margin:3em"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p></body></html>`;
-}
-
-function answer(res: ServerResponse, status: number, title: string, body: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'close',
-    'referrer-policy': 'no-referrer',
-  });
-  res.end(htmlPage(title, body));
-}
-
 async function defaultOpenBrowser(url: string): Promise<void> {
   const { default: open } = await import('open');
   await open(url);
@@ -282,11 +258,6 @@ async function defaultOpenBrowser(url: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Login
 // ---------------------------------------------------------------------------------------------
-
-interface Callback {
-  params: URLSearchParams;
-  res: ServerResponse;
-}
 
 /**
  * Interactive sign-in: prints (and tries to open) the authorize URL, waits for the provider to
@@ -302,157 +273,115 @@ export async function loginWithBrowser(endpoints: OAuthEndpoints, options: Login
   const redirectPath = options.redirectPath ?? '/callback';
   if (!redirectPath.startsWith('/')) throw new OAuthError('configuration', 'The redirect path must start with "/".');
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
-  const now = options.now ?? Date.now;
   if (options.signal?.aborted) throw new OAuthError('cancelled', 'The sign-in was cancelled.');
 
   const state = oauth.generateRandomState();
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
-  const secrets = (): (string | undefined)[] => [endpoints.clientSecret, codeVerifier, state];
+  const secrets: readonly (string | undefined)[] = [endpoints.clientSecret, codeVerifier, state];
 
-  let deliver: (callback: Callback) => void = () => undefined;
-  const callbackArrived = new Promise<Callback>((resolve) => {
-    deliver = resolve;
-  });
-  let accepted = false;
-  let ignored = 0;
-  let port = 0;
-
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (url.pathname !== redirectPath) {
-      answer(res, 404, 'Not found', 'This local address only receives the sign-in redirect.');
-      return;
-    }
-    if (req.method !== 'GET') {
-      answer(res, 405, 'Method not allowed', 'The sign-in redirect must be a GET request.');
-      return;
-    }
-    if (accepted) {
-      answer(res, 409, 'Already handled', 'This sign-in has already been handled; return to the terminal.');
-      return;
-    }
-    // Only the redirect that carries this login's state is the answer; anything else (a stray or
-    // forged request from another local process, a stale tab) gets a 400 and the login keeps waiting.
-    const states = url.searchParams.getAll('state');
-    if (states.length !== 1 || !sameSecret(states[0] ?? '', state)) {
-      ignored += 1;
-      answer(
-        res,
-        400,
-        'Not this sign-in',
-        'This address only accepts the answer to the sign-in started by toolservers in your terminal, and this request does not carry its state. If you are signing in, finish in the tab the sign-in address opened.',
-      );
-      if (ignored <= 3) options.print('Ignored a request to the sign-in receiver that did not carry this sign-in\'s state (answered 400); still waiting for the browser ...');
-      return;
-    }
-    accepted = true;
-    deliver({ params: url.searchParams, res });
-  });
-
-  const closeServer = (): void => {
-    server.close();
-    server.closeAllConnections();
-  };
-
+  const receiver = new RedirectReceiver(redirectPath, state, options.print);
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.redirectPort ?? 0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    }).catch((error: unknown) => {
-      const code = (error as { code?: unknown } | null)?.code;
-      throw new OAuthError('configuration', `Could not start the local sign-in receiver on 127.0.0.1:${options.redirectPort ?? 0} (${typeof code === 'string' ? code : 'error'}).`);
-    });
-    port = (server.address() as AddressInfo).port;
-    const redirectUri = `http://127.0.0.1:${port}${redirectPath}`;
-
-    const authorizeUrl = new URL(as.authorization_endpoint as string);
-    for (const [key, value] of Object.entries(endpoints.extraAuthorizeParams ?? {})) authorizeUrl.searchParams.set(key, value);
-    authorizeUrl.searchParams.set('response_type', 'code');
-    authorizeUrl.searchParams.set('client_id', client.client_id);
-    authorizeUrl.searchParams.set('redirect_uri', redirectUri);
-    if (endpoints.scope) authorizeUrl.searchParams.set('scope', endpoints.scope);
-    authorizeUrl.searchParams.set('state', state);
-    authorizeUrl.searchParams.set('code_challenge', codeChallenge);
-    authorizeUrl.searchParams.set('code_challenge_method', 'S256');
-    const signInUrl = authorizeUrl.href;
-
-    options.print('To sign in, open this address in a browser:');
-    options.print(`  ${signInUrl}`);
-    options.print(`Waiting for the browser to come back to ${redirectUri} ...`);
+    const redirectUri = await receiver.listen(options.redirectPort ?? 0);
+    const signInUrl = authorizeUrl(as, endpoints, client, endpoints.extraAuthorizeParams ?? {}, { redirectUri, state, codeChallenge });
+    offerSignInUrl(signInUrl, redirectUri, options);
+    const { params, res } = await receiver.arrival(timeoutMs, options.signal);
+    const login: LoginExchange = { as, client, clientAuth, insecure, redirectUri, state, codeVerifier, secrets, options };
     try {
-      Promise.resolve((options.openBrowser ?? defaultOpenBrowser)(signInUrl)).catch(() => undefined);
-    } catch {
-      // The URL is printed; opening a browser is only a convenience.
-    }
-
-    // Wait for the one callback, the timeout or the caller's abort.
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    let callback: Callback;
-    try {
-      callback = await Promise.race([
-        callbackArrived,
-        new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => {
-            reject(new OAuthError('timeout', `No sign-in came back within ${Math.round(timeoutMs / 1000)} s; run the login again.`));
-          }, timeoutMs);
-          timer.unref?.();
-          onAbort = () => reject(new OAuthError('cancelled', 'The sign-in was cancelled.'));
-          // An abort while the receiver was starting has already fired: no event will come.
-          if (options.signal?.aborted) onAbort();
-          else options.signal?.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
-    } finally {
-      if (timer) clearTimeout(timer);
-      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-    }
-    const { params, res } = callback;
-
-    try {
-      const tokenSet = await completeCallback(params);
-      answer(res, 200, 'Signed in', 'You can close this tab and return to the terminal.');
+      const tokenSet = await exchangeLoginCallback(params, login);
+      answerPage(res, 200, 'Signed in', 'You can close this tab and return to the terminal.');
       return tokenSet;
     } catch (error) {
-      const failure = error instanceof OAuthError ? error : toOAuthError(error, 'token endpoint', 'token_error', secrets(), options.signal);
-      answer(res, 400, 'Sign-in failed', `${failure.message} Return to the terminal.`);
+      const failure = error instanceof OAuthError ? error : toOAuthError(error, 'token endpoint', 'token_error', secrets, options.signal);
+      answerPage(res, 400, 'Sign-in failed', `${failure.message} Return to the terminal.`);
       throw failure;
     }
-
-    async function completeCallback(received: URLSearchParams): Promise<TokenSet> {
-      // The state was checked before the callback was accepted.
-      const providerError = received.get('error');
-      if (providerError !== null) {
-        const code = printable(scrub(providerError, secrets())).slice(0, 200);
-        const descriptionRaw = received.get('error_description');
-        const description = descriptionRaw === null ? undefined : printable(scrub(descriptionRaw, secrets())).slice(0, 500);
-        throw new OAuthError('authorization_denied', `The provider refused the sign-in: ${describeProviderError(code, description)}.`, {
-          error: code,
-          ...(description !== undefined ? { errorDescription: description } : {}),
-        });
-      }
-      if (!received.get('code')) throw new OAuthError('invalid_callback', 'The sign-in callback carried no authorization code.');
-      let validated: URLSearchParams;
-      try {
-        validated = oauth.validateAuthResponse(as, client, received, state);
-      } catch (error) {
-        throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${printable(scrub(error instanceof Error ? error.message : String(error), secrets()))}.`);
-      }
-      const secretsWithCode = [...secrets(), received.get('code') ?? undefined];
-      try {
-        const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, validated, redirectUri, codeVerifier, requestOptions(insecure, options));
-        const result = await oauth.processAuthorizationCodeResponse(as, client, response);
-        return toTokenSet(result, now());
-      } catch (error) {
-        throw toOAuthError(error, 'token endpoint', 'token_error', secretsWithCode, options.signal);
-      }
-    }
   } finally {
-    closeServer();
+    receiver.close();
+  }
+}
+
+/** The provider's authorize URL for one sign-in: `extra` parameters first, then the protocol's, which they cannot override. */
+function authorizeUrl(
+  as: oauth.AuthorizationServer,
+  endpoints: OAuthEndpoints,
+  client: oauth.Client,
+  extra: Record<string, string>,
+  signIn: { redirectUri: string; state: string; codeChallenge: string },
+): string {
+  const url = new URL(as.authorization_endpoint as string);
+  for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', client.client_id);
+  url.searchParams.set('redirect_uri', signIn.redirectUri);
+  if (endpoints.scope) url.searchParams.set('scope', endpoints.scope);
+  url.searchParams.set('state', signIn.state);
+  url.searchParams.set('code_challenge', signIn.codeChallenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  return url.href;
+}
+
+/** Prints the sign-in address (always) and tries to open it in a browser (a convenience: failures are ignored). */
+function offerSignInUrl(signInUrl: string, redirectUri: string, options: Pick<LoginOptions, 'print' | 'openBrowser'>): void {
+  options.print('To sign in, open this address in a browser:');
+  options.print(`  ${signInUrl}`);
+  options.print(`Waiting for the browser to come back to ${redirectUri} ...`);
+  try {
+    Promise.resolve((options.openBrowser ?? defaultOpenBrowser)(signInUrl)).catch(() => undefined);
+  } catch {
+    // The URL is printed; opening a browser is only a convenience.
+  }
+}
+
+/** What a command-line sign-in needs to turn its callback into tokens. */
+interface LoginExchange {
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+  clientAuth: oauth.ClientAuth;
+  insecure: boolean;
+  redirectUri: string;
+  state: string;
+  codeVerifier: string;
+  /** Scrubbed from every message (the authorization code is added for the exchange). */
+  secrets: readonly (string | undefined)[];
+  options: LoginOptions;
+}
+
+/** The callback (its state already checked by the receiver) read and its code exchanged with the PKCE verifier. */
+async function exchangeLoginCallback(received: URLSearchParams, login: LoginExchange): Promise<TokenSet> {
+  const { as, client, secrets, options } = login;
+  throwProviderRefusal(received, secrets);
+  if (!received.get('code')) throw new OAuthError('invalid_callback', 'The sign-in callback carried no authorization code.');
+  const validated = validatedCallback(as, client, received, login.state, secrets);
+  const secretsWithCode = [...secrets, received.get('code') ?? undefined];
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(as, client, login.clientAuth, validated, login.redirectUri, login.codeVerifier, requestOptions(login.insecure, options));
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response);
+    return toTokenSet(result, (options.now ?? Date.now)());
+  } catch (error) {
+    throw toOAuthError(error, 'token endpoint', 'token_error', secretsWithCode, options.signal);
+  }
+}
+
+/** A redirect that carries the provider's `error` (the user said no, or the request was refused) as an OAuthError. */
+function throwProviderRefusal(received: URLSearchParams, secrets: readonly (string | undefined)[]): void {
+  const providerError = received.get('error');
+  if (providerError === null) return;
+  const code = printable(scrub(providerError, secrets)).slice(0, 200);
+  const raw = received.get('error_description');
+  const description = raw === null ? undefined : printable(scrub(raw, secrets)).slice(0, 500);
+  throw new OAuthError('authorization_denied', `The provider refused the sign-in: ${describeProviderError(code, description)}.`, {
+    error: code,
+    ...(description !== undefined ? { errorDescription: description } : {}),
+  });
+}
+
+/** The redirect's parameters checked by oauth4webapi against the state (issuer, errors, code). */
+function validatedCallback(as: oauth.AuthorizationServer, client: oauth.Client, received: URLSearchParams, state: string, secrets: readonly (string | undefined)[]): URLSearchParams {
+  try {
+    return oauth.validateAuthResponse(as, client, received, state);
+  } catch (error) {
+    throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${printable(scrub(error instanceof Error ? error.message : String(error), secrets))}.`);
   }
 }
 
@@ -466,16 +395,9 @@ export async function startWebSignIn(endpoints: OAuthEndpoints, redirectUri: str
   const client = oauthClient(endpoints);
   const state = oauth.generateRandomState();
   const codeVerifier = oauth.generateRandomCodeVerifier();
-  const url = new URL(as.authorization_endpoint as string);
-  for (const [key, value] of Object.entries({ ...endpoints.extraAuthorizeParams, ...extra })) url.searchParams.set(key, value);
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', client.client_id);
-  url.searchParams.set('redirect_uri', redirectUri);
-  if (endpoints.scope) url.searchParams.set('scope', endpoints.scope);
-  url.searchParams.set('state', state);
-  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(codeVerifier));
-  url.searchParams.set('code_challenge_method', 'S256');
-  return { url: url.href, state, codeVerifier };
+  const codeChallenge = await oauth.calculatePKCECodeChallenge(codeVerifier);
+  const url = authorizeUrl(as, endpoints, client, { ...endpoints.extraAuthorizeParams, ...extra }, { redirectUri, state, codeChallenge });
+  return { url, state, codeVerifier };
 }
 
 /** The redirect's answer checked against the state, and its code exchanged with the PKCE verifier. */
@@ -489,19 +411,8 @@ export async function finishWebSignIn(
   const client = oauthClient(endpoints);
   const clientAuth = clientAuthentication(endpoints, options.clientAuth);
   const secrets = [endpoints.clientSecret, started.codeVerifier, started.state, received.get('code') ?? undefined];
-  const providerError = received.get('error');
-  if (providerError !== null) {
-    const code = printable(scrub(providerError, secrets)).slice(0, 200);
-    const raw = received.get('error_description');
-    const description = raw === null ? undefined : printable(scrub(raw, secrets)).slice(0, 500);
-    throw new OAuthError('authorization_denied', `The provider refused the sign-in: ${describeProviderError(code, description)}.`, { error: code, ...(description !== undefined ? { errorDescription: description } : {}) });
-  }
-  let validated: URLSearchParams;
-  try {
-    validated = oauth.validateAuthResponse(as, client, received, started.state);
-  } catch (error) {
-    throw new OAuthError('invalid_callback', `The sign-in callback is not valid: ${printable(scrub(error instanceof Error ? error.message : String(error), secrets))}.`);
-  }
+  throwProviderRefusal(received, secrets);
+  const validated = validatedCallback(as, client, received, started.state, secrets);
   try {
     const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, validated, started.redirectUri, started.codeVerifier, requestOptions(insecure, options));
     return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), (options.now ?? Date.now)());
