@@ -4,7 +4,7 @@
  * probes), key mode's bearer check, and the MCP endpoints' mount matching and view choice.
  */
 import assert from 'node:assert/strict';
-import { createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { hostHeaderValidation, toNodeHandler } from '@modelcontextprotocol/node';
@@ -14,12 +14,14 @@ import { admitRequest, allowedHostNames, isLoopbackHost, LOOPBACK_ORIGIN_HOSTS, 
 import { answerInternalError } from '../src/core/serving/http/answers.js';
 import { corsPolicy } from '../src/core/serving/http/cors.js';
 import { admitServerKey, serverKeyCheck, serverKeyProblem } from '../src/core/serving/http/key-check.js';
-import { answerNoEndpoint, choosesNothing, dispatchMcp, matchMount, mcpDispatch, type HttpMount } from '../src/core/serving/http/mcp-dispatch.js';
+import { answerNoEndpoint, choosesNothing, createMcpDispatch, dispatchMcp, type HttpMount } from '../src/core/serving/http/mcp-dispatch.js';
+import { matchMount } from '../src/core/serving/http/mount-paths.js';
 import { allowedOriginsFrom } from '../src/core/serving/http/origins.js';
 import { probes, type Probes } from '../src/core/serving/http/probes.js';
 import { handleWithRequestId } from '../src/core/serving/http/request-id.js';
 import { MIN_SERVER_KEY_LENGTH } from '../src/core/signin/server-key.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
+import { rawRequest, type RawAnswer } from './support/raw-http.js';
 
 type Line = Record<string, unknown>;
 
@@ -50,21 +52,8 @@ async function serving(handle: (req: IncomingMessage, res: ServerResponse) => vo
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-const NO_ANSWER_MS = 10_000;
-
-function send(port: number, path: string, options: { method?: string; headers?: OutgoingHttpHeaders } = {}): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    // A request the receiver never answers fails the test instead of hanging it.
-    req.setTimeout(NO_ANSWER_MS, () => req.destroy(new Error(`no answer within ${NO_ANSWER_MS} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
+function send(port: number, path: string, options: { method?: string; headers?: OutgoingHttpHeaders } = {}): Promise<RawAnswer> {
+  return rawRequest(`http://127.0.0.1:${port}${path}`, options);
 }
 
 const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
@@ -259,11 +248,11 @@ describe('the MCP endpoints', () => {
   });
 
   it("refuse an operator's choice of unknown tools at start", () => {
-    assert.throws(() => mcpDispatch([{ path: '/mcp', server: shapes, view: { selections: [{ tools: ['Shapes.Nope'] }] } }], silentLogger, toNodeHandler), /Nope/);
+    assert.throws(() => createMcpDispatch([{ path: '/mcp', server: shapes, view: { selections: [{ tools: ['Shapes.Nope'] }] } }], silentLogger, toNodeHandler), /Nope/);
   });
 
   it('answer a request choosing unknown names 400, after removing its Authorization header', async (t) => {
-    const dispatch = mcpDispatch(mounts, silentLogger, toNodeHandler);
+    const dispatch = createMcpDispatch(mounts, silentLogger, toNodeHandler);
     const seen: (string | undefined)[] = [];
     const { server, port } = await serving((req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';

@@ -13,32 +13,12 @@ import { checkBearer, tokenVerifier, type BearerCheck, type FoundAccessToken, ty
 import { publicSite } from '../src/core/serving/oauth/endpoints.js';
 import type { PlatformTokens } from '../src/core/serving/oauth/vault.js';
 import { StoreUnavailableError } from '../src/core/store/store.js';
+import { RecordedResponse } from './support/raw-http.js';
 
 const SITE = 'https://mcp.example';
 const ENDPOINT = `${SITE}/incidentops/mcp`;
 const USER = 'incidentops:PUSER01';
 const SIGN_IN: PlatformTokens = { accessToken: 'platform-access', tokenType: 'Bearer', obtainedAt: 1 };
-
-/** A response that records what the check answers. */
-class RecordedResponse {
-  status = 0;
-  headers: Record<string, string> = {};
-  body = '';
-  headersSent = false;
-  writeHead(status: number, headers: Record<string, string> = {}): this {
-    this.status = status;
-    for (const [name, value] of Object.entries(headers)) this.headers[name.toLowerCase()] = value;
-    this.headersSent = true;
-    return this;
-  }
-  end(chunk?: Buffer | string): this {
-    if (chunk !== undefined) this.body += chunk.toString();
-    return this;
-  }
-  get json(): unknown {
-    return JSON.parse(this.body);
-  }
-}
 
 interface Fixture {
   check: BearerCheck;

@@ -21,6 +21,7 @@ import { signedInKey, type InteractionDetails, type InteractionProvider, type Si
 import { TokenVault, type PlatformTokens } from '../src/core/serving/oauth/vault.js';
 import { MemoryStore } from '../src/core/store/memory-store.js';
 import { generateStateKey, stateKeyFrom } from '../src/core/store/sealed.js';
+import { RecordedResponse } from './support/raw-http.js';
 
 const SITE = 'https://mcp.example';
 const ENDPOINT = `${SITE}/incidentops/mcp`;
@@ -28,23 +29,6 @@ const USER = 'incidentops:PDEMO01';
 const CSRF = 'csrf-of-the-page-shown';
 const PLATFORM_TOKENS: PlatformTokens = { accessToken: 'platform-access', refreshToken: 'platform-refresh', tokenType: 'Bearer', obtainedAt: 1 };
 const CLIENT_ID = 'client-1';
-
-class RecordedResponse {
-  status = 0;
-  headers: Record<string, string | string[]> = {};
-  body = '';
-  headersSent = false;
-  writeHead(status: number, headers: Record<string, string | string[]> = {}): this {
-    this.status = status;
-    Object.assign(this.headers, headers);
-    this.headersSent = true;
-    return this;
-  }
-  end(chunk?: string): this {
-    if (chunk !== undefined) this.body += chunk;
-    return this;
-  }
-}
 
 interface Fixture {
   state: ConsentState & PlatformSignInState;

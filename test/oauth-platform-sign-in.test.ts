@@ -20,6 +20,7 @@ import { generateStateKey, stateKeyFrom } from '../src/core/store/sealed.js';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
 import { SERVERS } from '../src/servers.js';
 import { startTestSandbox } from './support/harness.js';
+import { RecordedResponse } from './support/raw-http.js';
 
 /** The public URL: loopback, as the sandbox platform wants its redirect URIs; never contacted. */
 const SITE = 'http://127.0.0.1:9';
@@ -31,23 +32,6 @@ before(async () => {
 after(async () => {
   await sandbox?.close();
 });
-
-class RecordedResponse {
-  status = 0;
-  headers: Record<string, string> = {};
-  body = '';
-  headersSent = false;
-  writeHead(status: number, headers: Record<string, string> = {}): this {
-    this.status = status;
-    Object.assign(this.headers, headers);
-    this.headersSent = true;
-    return this;
-  }
-  end(chunk?: string): this {
-    if (chunk !== undefined) this.body += chunk;
-    return this;
-  }
-}
 
 interface Fixture {
   state: PlatformSignInState;
@@ -85,7 +69,7 @@ async function sendOff(f: Fixture, uid: string, loginHint = 'demo.user@example.c
   const res = new RecordedResponse();
   await sendToPlatform(f.state, res as unknown as ServerResponse, uid, f.state.mounts[0]!, { login_hint: loginHint });
   assert.equal(res.status, 303);
-  return { platformUrl: res.headers.location!, signInCookie: res.headers['set-cookie']! };
+  return { platformUrl: res.header('location'), signInCookie: res.header('set-cookie') };
 }
 
 /** The platform signs the person in and sends the browser back; then the callback moves the answer to its interaction. */
@@ -97,7 +81,7 @@ async function platformAnswer(f: Fixture, platformUrl: string): Promise<string> 
   await platformCallback(f.state, get(`${back.pathname}${back.search}`), res as unknown as ServerResponse);
   assert.equal(res.status, 303);
   assert.equal(res.headers['referrer-policy'], 'no-referrer');
-  return res.headers.location!;
+  return res.header('location');
 }
 
 async function finish(f: Fixture, uid: string, answerUrl: string, cookie: string | undefined): Promise<RecordedResponse> {

@@ -6,30 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { escapeHtml } from '../src/core/html.js';
 import { OAuthError } from '../src/core/signin/oauth-error.js';
 import { answerPage, RedirectReceiver } from '../src/core/signin/redirect-receiver.js';
+import { rawRequest, type RawAnswer } from './support/raw-http.js';
 
 const STATE = 'state-0123456789abcdef';
 
-const NO_ANSWER_MS = 10_000;
-
 /** One request to the receiver: its status, headers and page. */
-function send(url: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    // A request the receiver never answers fails the test instead of hanging it.
-    req.setTimeout(NO_ANSWER_MS, () => req.destroy(new Error(`no answer within ${NO_ANSWER_MS} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
+function send(url: string, method = 'GET'): Promise<RawAnswer> {
+  return rawRequest(url, { method });
 }
 
 /** Whether the callback has arrived, without waiting for it. */

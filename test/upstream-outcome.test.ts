@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { ToolError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { AttemptFailure } from '../src/core/platform/attempt.js';
-import { alreadyDeletedAnswer, resendAfterFailure, resendAfterStatus } from '../src/core/platform/attempt-outcome.js';
+import { alreadyDeletedAnswer, reasonToResendAfterFailure, reasonToResendAfterStatus } from '../src/core/platform/attempt-outcome.js';
 import { FailureDescriber } from '../src/core/platform/failure-description.js';
 import { refuseUnsendable, requestBody, requestPath } from '../src/core/platform/request-preparation.js';
 import { effectOf, mayResend, type HttpMethod } from '../src/core/platform/resend-rules.js';
@@ -81,13 +81,13 @@ describe('after an attempt that got no answer', () => {
   it('sends again one that never reached the platform while retries are left, even a create', () => {
     const { failures } = describer();
     const ctx = contextFor(CREATE);
-    assert.equal(resendAfterFailure(failures, refused, ctx, 1, true), 'ECONNREFUSED');
+    assert.equal(reasonToResendAfterFailure(failures, refused, ctx, 1, true), 'ECONNREFUSED');
     assert.equal(ctx.ambiguous, undefined, 'nothing may have happened');
   });
 
   it('reports one that never reached the platform when no retry is left, as not carried out', () => {
     const { failures, seen } = describer();
-    const error = thrown(() => resendAfterFailure(failures, refused, contextFor(CREATE), 3, false));
+    const error = thrown(() => reasonToResendAfterFailure(failures, refused, contextFor(CREATE), 3, false));
     assert.equal(error.details.kind, 'network_error');
     assert.match(error.message, /Nothing reached Shapes, so nothing was changed\./);
     assert.equal(seen[0]?.attempts, 3);
@@ -97,14 +97,14 @@ describe('after an attempt that got no answer', () => {
   it('sends again an update that may have reached the platform, and remembers why', () => {
     const { failures } = describer();
     const ctx = contextFor(UPDATE);
-    assert.equal(resendAfterFailure(failures, timedOut, ctx, 1, true), 'timeout');
+    assert.equal(reasonToResendAfterFailure(failures, timedOut, ctx, 1, true), 'timeout');
     assert.equal(ctx.ambiguous, 'no answer within 300 ms');
   });
 
   it('never sends a create again once it may have reached the platform, and says it may have happened', () => {
     const { failures, seen } = describer();
     const ctx = contextFor(CREATE);
-    const error = thrown(() => resendAfterFailure(failures, reset, ctx, 1, true));
+    const error = thrown(() => reasonToResendAfterFailure(failures, reset, ctx, 1, true));
     assert.equal(error.details.kind, 'network_error');
     assert.match(error.message, /may have reached Shapes and been carried out; it was not sent again/);
     assert.equal(seen[0]?.mayHaveHappened, true);
@@ -113,14 +113,14 @@ describe('after an attempt that got no answer', () => {
 
   it('ends a cancelled call at once, counting only attempts that were sent', () => {
     const { failures, seen } = describer();
-    const queued = thrown(() => resendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: true }, contextFor(UPDATE), 2, true));
+    const queued = thrown(() => reasonToResendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: true }, contextFor(UPDATE), 2, true));
     assert.equal(queued.details.kind, 'cancelled');
     assert.deepEqual([seen[0]?.attempts, seen[0]?.mayHaveHappened], [1, false]);
     const ctx = contextFor(UPDATE);
     ctx.ambiguous = 'HTTP 503';
-    thrown(() => resendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: true }, ctx, 2, true));
+    thrown(() => reasonToResendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: true }, ctx, 2, true));
     assert.equal(seen[1]?.mayHaveHappened, true, 'an earlier attempt may have been carried out');
-    thrown(() => resendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: false }, contextFor(UPDATE), 2, true));
+    thrown(() => reasonToResendAfterFailure(failures, { type: 'failure', kind: 'cancelled', neverSent: false }, contextFor(UPDATE), 2, true));
     assert.deepEqual([seen[2]?.attempts, seen[2]?.mayHaveHappened], [2, true]);
   });
 });
@@ -129,17 +129,17 @@ describe('after an error status', () => {
   it('sends again a 5xx of a request that may be sent again, while retries are left', () => {
     const { failures } = describer();
     const ctx = contextFor(UPDATE);
-    assert.equal(resendAfterStatus(failures, answer(503), '', ctx, 1, true), 'HTTP 503');
+    assert.equal(reasonToResendAfterStatus(failures, answer(503), '', ctx, 1, true), 'HTTP 503');
     assert.equal(ctx.ambiguous, 'HTTP 503');
   });
 
   it("reports a 5xx of a create, a 5xx without retries left and a 4xx, in the platform's words", () => {
     const { failures } = describer();
-    const create = thrown(() => resendAfterStatus(failures, answer(502), '{"message":"bad gateway"}', contextFor(CREATE), 1, true));
+    const create = thrown(() => reasonToResendAfterStatus(failures, answer(502), '{"message":"bad gateway"}', contextFor(CREATE), 1, true));
     assert.equal(create.details.kind, 'upstream_error');
     assert.equal(create.details.platformMessage, 'bad gateway');
-    assert.equal(thrown(() => resendAfterStatus(failures, answer(503), '', contextFor(UPDATE), 3, false)).details.kind, 'upstream_error');
-    const missing = thrown(() => resendAfterStatus(failures, answer(404), '', contextFor(UPDATE), 1, true));
+    assert.equal(thrown(() => reasonToResendAfterStatus(failures, answer(503), '', contextFor(UPDATE), 3, false)).details.kind, 'upstream_error');
+    const missing = thrown(() => reasonToResendAfterStatus(failures, answer(404), '', contextFor(UPDATE), 1, true));
     assert.equal(missing.details.kind, 'not_found');
   });
 

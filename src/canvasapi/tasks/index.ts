@@ -100,3 +100,5 @@ const createDiagram = taskTool(createDiagramInput, {
 });
 
 export const canvasApiTaskTools = [readBoard, createDiagram];
+/** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition };

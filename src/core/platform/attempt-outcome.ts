@@ -17,7 +17,7 @@ import type { AnswerHead, RequestContext, UpstreamResponse } from './upstream-re
  * platform is sent again while retries are left; one that may have is sent again only when its
  * effect allows it, else it is reported as possibly carried out.
  */
-export function resendAfterFailure(failures: FailureDescriber, outcome: AttemptFailure, ctx: RequestContext, attempt: number, retriesLeft: boolean): string {
+export function reasonToResendAfterFailure(failures: FailureDescriber, outcome: AttemptFailure, ctx: RequestContext, attempt: number, retriesLeft: boolean): string {
   if (outcome.kind === 'cancelled') {
     throw failures.failure('cancelled', ctx, outcome.neverSent ? attempt - 1 : attempt, {
       mayHaveHappened: !outcome.neverSent || ctx.ambiguous !== undefined,
@@ -40,7 +40,7 @@ export function resendAfterFailure(failures: FailureDescriber, outcome: AttemptF
  * again, for a 5xx of a request that may be sent again while retries are left, or the failure in
  * the platform's words.
  */
-export function resendAfterStatus(failures: FailureDescriber, response: AnswerHead, text: string, ctx: RequestContext, attempt: number, retriesLeft: boolean): string {
+export function reasonToResendAfterStatus(failures: FailureDescriber, response: AnswerHead, text: string, ctx: RequestContext, attempt: number, retriesLeft: boolean): string {
   const status = response.status;
   if (RETRYABLE_STATUSES.has(status) && ctx.resendable && retriesLeft) {
     ctx.ambiguous = `HTTP ${status}`;

@@ -26,7 +26,7 @@ import { budgetOf } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
-import { alreadyDeletedAnswer, resendAfterFailure, resendAfterStatus } from './attempt-outcome.js';
+import { alreadyDeletedAnswer, reasonToResendAfterFailure, reasonToResendAfterStatus } from './attempt-outcome.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { FailureDescriber, seconds } from './failure-description.js';
 import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
@@ -198,7 +198,7 @@ export class UpstreamClient {
       waitedUntil = undefined;
 
       if (outcome.type === 'failure') {
-        const reason = resendAfterFailure(this.failures, outcome, ctx, attempt, retriesLeft);
+        const reason = reasonToResendAfterFailure(this.failures, outcome, ctx, attempt, retriesLeft);
         await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
         continue;
       }
@@ -225,7 +225,7 @@ export class UpstreamClient {
       }
       const alreadyDeleted = alreadyDeletedAnswer<T>(response, ctx, attempt, this.platformName, this.logger);
       if (alreadyDeleted) return alreadyDeleted;
-      const reason = resendAfterStatus(this.failures, response, text, ctx, attempt, retriesLeft);
+      const reason = reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retriesLeft);
       await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
     }
   }

@@ -8,7 +8,8 @@ import { admitRequest, allowedHostNames, LOOPBACK_ORIGIN_HOSTS, type AdmissionGa
 import { answerInternalError, errorText } from './http/answers.js';
 import { corsPolicy } from './http/cors.js';
 import { admitServerKey, serverKeyCheck, type ServerKeyCheck } from './http/key-check.js';
-import { answerNoEndpoint, dispatchMcp, matchMount, mcpDispatch, type HttpMount, type McpDispatch } from './http/mcp-dispatch.js';
+import { answerNoEndpoint, createMcpDispatch, dispatchMcp, type HttpMount, type McpDispatch } from './http/mcp-dispatch.js';
+import { matchMount } from './http/mount-paths.js';
 import { allowedOriginsFrom } from './http/origins.js';
 import { probes, storeReadiness, type ReadinessCheck } from './http/probes.js';
 import { handleWithRequestId, requestLog } from './http/request-id.js';
@@ -152,7 +153,7 @@ export async function serveOverHttp(options: HttpServeOptions): Promise<RunningH
   // The Node HTTP adapter (and the web framework under it) loads only when serving HTTP: stdio starts without it.
   const { hostHeaderValidation, toNodeHandler } = await import('@modelcontextprotocol/node');
   const validateHost = hostHeaderValidation(hosts);
-  const mcp = mcpDispatch(options.mounts, logger, toNodeHandler);
+  const mcp = createMcpDispatch(options.mounts, logger, toNodeHandler);
   const cors = corsPolicy(origins);
   // OAuth mode cannot sign anyone in or refresh a token without writing to the store; key mode serves every call without it.
   const storeCheck = options.store ? [storeReadiness(options.store, oauth ? { needsWrites: true } : { optional: true })] : [];

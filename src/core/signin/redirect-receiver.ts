@@ -4,7 +4,7 @@
  * sign-in's `state` is the answer; anything else (a stray or forged request from another local
  * process, a stale tab) gets an error page and the sign-in keeps waiting.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../same-secret.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { escapeHtml } from '../html.js';
@@ -132,8 +132,3 @@ function htmlPage(title: string, body: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:sans-serif;margin:3em"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p></body></html>`;
 }
 
-/** Constant-time comparison of two strings (of any length). */
-function sameSecret(a: string, b: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
-}

@@ -22,6 +22,9 @@ export interface WhoIsOnCallArgs {
   time_zone?: string | undefined;
 }
 
+/** Who is on call at one level: their name, and who comes next from when (other fields as the shift gives them). */
+type OnCallEntry = Json & { user?: string | undefined; next?: { user: string; from: string } | undefined };
+
 /** What it answers, as the definition's output schema states it. */
 export interface WhoIsOnCallResult {
   at: string;
@@ -30,7 +33,7 @@ export interface WhoIsOnCallResult {
   team_policies?: number | undefined;
   until?: string | undefined;
   summary?: string | undefined;
-  escalation_policies: { escalation_policy: string; levels: { level: number; on_call?: Json[] | undefined; shifts?: Record<string, string[]> | undefined; gaps?: string[] | undefined }[] }[];
+  escalation_policies: { escalation_policy: string; levels: { level: number; on_call?: OnCallEntry[] | undefined; shifts?: Record<string, string[]> | undefined; gaps?: string[] | undefined }[] }[];
   note?: string | undefined;
 }
 

@@ -13,6 +13,10 @@ import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type View
 import { CHOICE_SOURCES, requestViewOptions } from '../../tools/request-choices.js';
 import { answerInternalError, errorText, sendJson } from './answers.js';
 import { requestLog } from './request-id.js';
+import type { MountMatch } from './mount-paths.js';
+
+/** A mount's match: the mount and the choice segments of the request's path. */
+export type HttpMountMatch = MountMatch<HttpMount>;
 
 export interface HttpMount {
   /**
@@ -26,11 +30,6 @@ export interface HttpMount {
 }
 
 /** A path's mount, with the choice segments between its base and `/mcp`. */
-export interface MountMatch {
-  mount: HttpMount;
-  segments: string[];
-}
-
 type NodeHandler = ReturnType<typeof toNodeHandler>;
 
 /** The endpoints' state, made once at start. */
@@ -51,23 +50,10 @@ export interface McpDispatch {
 const CHOICE_HEADERS = Object.values(CHOICE_SOURCES).map((source) => source.header);
 
 /** The endpoints of these mounts. Throws at start, not at the first request, when the operator's own choice names unknown tools. */
-export function mcpDispatch(mounts: readonly HttpMount[], logger: Logger, adapter: typeof toNodeHandler): McpDispatch {
+export function createMcpDispatch(mounts: readonly HttpMount[], logger: Logger, adapter: typeof toNodeHandler): McpDispatch {
   for (const mount of mounts) viewFor(mount.server, mount.view);
   const plainViews = new Map<HttpMount, ToolView>(mounts.map((mount) => [mount, viewFor(mount.server, requestViewOptions(mount.view ?? {}, [], '', {}))]));
   return { logger, mounts, plainViews, handlers: new WeakMap(), toNodeHandler: adapter };
-}
-
-/** The mount an URL path belongs to, with the choice segments between its base and `/mcp`. */
-export function matchMount(mounts: readonly HttpMount[], path: string): MountMatch | undefined {
-  for (const mount of mounts) {
-    if (path === mount.path) return { mount, segments: [] };
-    const base = mount.path.slice(0, -'/mcp'.length);
-    if (mount.path.endsWith('/mcp') && path.startsWith(`${base}/`) && path.endsWith('/mcp')) {
-      const segments = path.slice(base.length + 1, -'/mcp'.length).split('/');
-      if (segments.length <= 3 && segments.every((segment) => /^[a-z][a-z0-9-]{0,30}$/.test(segment))) return { mount, segments };
-    }
-  }
-  return undefined;
 }
 
 export function answerNoEndpoint(mounts: readonly HttpMount[], res: ServerResponse, path: string): void {
@@ -84,7 +70,7 @@ export function choosesNothing(req: IncomingMessage, segments: readonly string[]
  * chooses unknown names). The client's key or token is for this server only: it is removed first,
  * so that it never reaches a platform.
  */
-export function dispatchMcp(dispatch: McpDispatch, req: IncomingMessage, res: ServerResponse, path: string, match: MountMatch): void {
+export function dispatchMcp(dispatch: McpDispatch, req: IncomingMessage, res: ServerResponse, path: string, match: HttpMountMatch): void {
   delete req.headers.authorization;
   let view: ToolView;
   let fullRecords: boolean | undefined;

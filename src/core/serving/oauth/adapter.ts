@@ -200,7 +200,7 @@ async function claimUse(context: AdapterContext, model: string, usedKey: string,
 }
 
 /** A client ID metadata document on loopback http (dev flag only): fetched, checked, cached briefly. */
-async function loopbackClient({ records, options }: AdapterContext, id: string): Promise<AdapterPayload> {
+async function loopbackClientDocument({ records, options }: AdapterContext, id: string): Promise<AdapterPayload> {
   const cacheKey = records.key('cimd', id);
   const cached = await records.get(cacheKey);
   if (cached !== undefined) return cached;
@@ -254,7 +254,7 @@ class StoreAdapter implements Adapter {
       return found;
     }
     if (this.name === 'Client' && /^http:/i.test(id)) {
-      if (options.allowHttpClientIds && isLoopbackHttpClientId(id)) return loopbackClient(this.context, id);
+      if (options.allowHttpClientIds && isLoopbackHttpClientId(id)) return loopbackClientDocument(this.context, id);
       throw new providerErrors.InvalidClient(`a client_id that is a URL (Client ID Metadata Document) must be an https URL${options.allowHttpClientIds ? ' (http only on 127.0.0.1, localhost or [::1], with a path)' : ''}`);
     }
     return undefined;

@@ -10,7 +10,8 @@ import { sendErrorPage } from './pages.js';
 export const STORE_RETRY_AFTER_S = 2;
 export const STORE_DOWN = 'The sign-in store of this server is not answering; nothing was changed. Try again in a few seconds.';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** JSON that no cache keeps (`cache-control: no-store`): every answer of the OAuth layer. */
+export function sendUncachedJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -32,5 +33,5 @@ export function isStoreFailure(error: unknown): boolean {
 export function sendStoreUnavailable(res: ServerResponse, page: boolean): void {
   if (res.headersSent) return void res.end();
   if (page) sendErrorPage(res, 503, 'Try again in a moment', STORE_DOWN, { 'retry-after': String(STORE_RETRY_AFTER_S) });
-  else sendJson(res, 503, { error: 'temporarily_unavailable', error_description: STORE_DOWN }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
+  else sendUncachedJson(res, 503, { error: 'temporarily_unavailable', error_description: STORE_DOWN }, { 'retry-after': String(STORE_RETRY_AFTER_S) });
 }

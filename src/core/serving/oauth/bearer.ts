@@ -3,7 +3,8 @@
  * token must be known, unexpired, of a grant that still exists, for this endpoint (audience = the
  * endpoint's URL, RFC 8707) with scope `mcp:tools`, and its platform sign-in must open. A refusal
  * is answered here: 401 with a challenge naming the resource metadata and the scope; a store that
- * does not answer gets 503. On the path of every call: one token read, no more work than that.
+ * does not answer gets 503. On the path of every call: the token and its grant are read together,
+ * then the sealed platform sign-in (memory first: record-cache.ts and the vault), nothing more.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';

@@ -11,8 +11,9 @@ import type { SharedStore } from '../../store/store.js';
 import type { OAuthRecords } from './adapter.js';
 import { ISSUER_PATH, MCP_SCOPE, requestedMount, type OAuthMount, type PublicSite } from './endpoints.js';
 import { sendConsentPage, sendErrorPage } from './pages.js';
-import { sameSecret, signedInKey, type InteractionDetails, type InteractionProvider, type SignedIn, type SignInRefused } from './sign-in-state.js';
+import { signedInKey, type InteractionDetails, type InteractionProvider, type SignedIn, type SignInRefused } from './sign-in-state.js';
 import type { TokenVault } from './vault.js';
+import { sameSecret } from '../../same-secret.js';
 
 /** The state the consent step reads and writes. */
 export interface ConsentState {

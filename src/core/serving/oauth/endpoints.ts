@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { PlatformAuth } from '../../signin/platform-auth.js';
+import { matchMount } from '../http/mount-paths.js';
 
 /** The one scope an MCP token carries for its endpoint. */
 export const MCP_SCOPE = 'mcp:tools';
@@ -25,15 +26,7 @@ export interface OAuthMount {
 
 /** A mount plus the choice segments a URL may insert before `/mcp`. */
 export function mountFor(mounts: readonly OAuthMount[], path: string): OAuthMount | undefined {
-  for (const mount of mounts) {
-    if (path === mount.path) return mount;
-    const base = mount.path.slice(0, -'/mcp'.length);
-    if (mount.path.endsWith('/mcp') && path.startsWith(`${base}/`) && path.endsWith('/mcp')) {
-      const segments = path.slice(base.length + 1, -'/mcp'.length).split('/');
-      if (segments.length <= 3 && segments.every((segment) => /^[a-z][a-z0-9-]{0,30}$/.test(segment))) return mount;
-    }
-  }
-  return undefined;
+  return matchMount(mounts, path)?.mount;
 }
 
 export interface CookieNames {

@@ -18,7 +18,7 @@ import type { RequestIdentity } from '../../platform/request-identity.js';
 import type { SharedStore } from '../../store/store.js';
 import { oauthRecords } from './adapter.js';
 import { createAdmission, DEFAULT_ADMISSION_LIMITS, type AdmissionLimits } from './admission.js';
-import { sendJson } from './answers.js';
+import { sendUncachedJson } from './answers.js';
 import { checkBearer, tokenVerifier, type BearerCheck } from './bearer.js';
 import { publicSite, type OAuthMount } from './endpoints.js';
 import { recordKeysFor } from './keys.js';
@@ -57,7 +57,7 @@ export interface OAuthLayer {
 
 /** Until the server listens, the routes answer 503 and every token is refused. */
 async function answerStarting(res: ServerResponse): Promise<boolean> {
-  sendJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The server is starting.' });
+  sendUncachedJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The server is starting.' });
   return true;
 }
 

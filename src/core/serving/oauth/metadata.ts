@@ -4,7 +4,7 @@
  * oidc-provider writes, at every path clients look for it. Both may be cached for five minutes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from './answers.js';
+import { sendUncachedJson } from './answers.js';
 import { ISSUER_PATH, MCP_SCOPE, mountFor, pinToPublicOrigin, PROTECTED_RESOURCE_PREFIX, resourceFor, type OAuthMount, type PublicSite } from './endpoints.js';
 import { toProvider, type StartedProvider } from './provider.js';
 
@@ -24,7 +24,7 @@ export function serveProtectedResourceMetadata(site: PublicSite, mounts: readonl
   const endpointPath = path.slice(PROTECTED_RESOURCE_PREFIX.length);
   const mount = mountFor(mounts, endpointPath);
   if (!mount) return false;
-  sendJson(
+  sendUncachedJson(
     res,
     200,
     {

@@ -13,8 +13,9 @@ import { requestLog } from '../http/request-id.js';
 import type { OAuthRecords } from './adapter.js';
 import { ISSUER_PATH, type OAuthMount, type PublicSite } from './endpoints.js';
 import { sendErrorPage } from './pages.js';
-import { pendingSignInKey, pendingStateKey, sameSecret, SIGN_IN_TTL_MS, signedInKey, type InteractionProvider, type PendingSignIn, type SignedIn, type SignInRefused } from './sign-in-state.js';
+import { pendingSignInKey, pendingStateKey, SIGN_IN_TTL_MS, signedInKey, type InteractionProvider, type PendingSignIn, type SignedIn, type SignInRefused } from './sign-in-state.js';
 import type { PlatformTokens, TokenVault } from './vault.js';
+import { sameSecret } from '../../same-secret.js';
 
 /** The state the platform sign-in reads and writes. */
 export interface PlatformSignInState {

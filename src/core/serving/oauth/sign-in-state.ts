@@ -5,7 +5,6 @@
  * awaiting consent, bound to the consent page by a CSRF token. Both are sealed records under
  * names that do not show the state or interaction they belong to.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OAuthRecords } from './adapter.js';
 
@@ -45,11 +44,6 @@ export const pendingStateKey = (records: OAuthRecords, uid: string): string => r
 /** An interaction's signed-in result, until its consent is answered. */
 export const signedInKey = (records: OAuthRecords, uid: string): string => records.key('signed-in', uid);
 
-/** Compares two secrets in constant time, whatever their lengths. */
-export function sameSecret(a: string, b: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
 
 /** What an interaction of oidc-provider says about its authorization request. */
 export interface InteractionDetails {

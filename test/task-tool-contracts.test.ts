@@ -1,0 +1,54 @@
+/**
+ * A task tool's logic states its own arguments and answer (so that it imports nothing of its
+ * definition, and the definition loads it only on the first call). These must be exactly what the
+ * definition's zod schemas produce: a field the schema gives but the logic ignores, or an answer
+ * field the output schema does not describe, is a mistake. Checked at compile time (the build of
+ * the tests fails on a mismatch), and at run time that each definition's handler reaches its logic.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { z } from 'zod';
+import type { CreateDiagramArgs } from '../src/canvasapi/tasks/diagram-plan.js';
+import type { createDiagramDefinition, readBoardDefinition } from '../src/canvasapi/tasks/index.js';
+import type { ReadBoardArgs } from '../src/canvasapi/tasks/read-board.js';
+import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
+import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../src/incidentops/tasks/similar-incidents.js';
+import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../src/incidentops/tasks/who-is-on-call.js';
+import type getIncidentContext from '../src/incidentops/tools/get-incident-context.js';
+import type findSimilarIncidents from '../src/incidentops/tools/find-similar-incidents.js';
+import type whoIsOnCall from '../src/incidentops/tools/who-is-on-call.js';
+
+/** Exactly the same type (not merely assignable both ways, which an extra optional field passes). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Intersections and aliases spelled out, so that equal shapes compare equal. */
+type Spelled<T> = T extends object ? { [K in keyof T]: Spelled<T[K]> } : T;
+type Same<A, B> = Equal<Spelled<A>, Spelled<B>>;
+type InputOf<Definition> = Definition extends { input: infer I extends z.ZodType } ? z.output<I> : never;
+type OutputOf<Definition> = Definition extends { output: infer O extends z.ZodType } ? z.output<O> : never;
+
+const contracts: {
+  [name: string]: true;
+} = {
+  'IncidentOps.WhoIsOnCall arguments': true satisfies Same<InputOf<typeof whoIsOnCall>, WhoIsOnCallArgs>,
+  'IncidentOps.WhoIsOnCall answer': true satisfies Same<OutputOf<typeof whoIsOnCall>, WhoIsOnCallResult>,
+  'IncidentOps.FindSimilarIncidents arguments': true satisfies Same<InputOf<typeof findSimilarIncidents>, FindSimilarIncidentsArgs>,
+  'IncidentOps.FindSimilarIncidents answer': true satisfies Same<OutputOf<typeof findSimilarIncidents>, FindSimilarIncidentsResult>,
+  'IncidentOps.GetIncidentContext arguments': true satisfies Same<InputOf<typeof getIncidentContext>, GetIncidentContextArgs>,
+  'IncidentOps.GetIncidentContext answer': true satisfies Same<OutputOf<typeof getIncidentContext>, GetIncidentContextResult>,
+  'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
+  'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
+};
+
+it("states each task tool's arguments and answer as its definition's schemas produce them", () => {
+  assert.equal(Object.keys(contracts).length, 8);
+});
+
+it('catches a difference the handler call alone lets through', () => {
+  // An extra optional answer field passes the handler's assignability check but not this one.
+  type Wider = FindSimilarIncidentsResult & { extra?: string };
+  const caught: false = false satisfies Same<OutputOf<typeof findSimilarIncidents>, Wider>;
+  // A field the schema gives that the logic does not state.
+  type Narrower = Omit<FindSimilarIncidentsArgs, 'limit'>;
+  const missed: false = false satisfies Same<InputOf<typeof findSimilarIncidents>, Narrower>;
+  assert.deepEqual([caught, missed], [false, false]);
+});
