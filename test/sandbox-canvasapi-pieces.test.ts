@@ -187,7 +187,7 @@ describe('governance parsers', () => {
     assert.equal(int64Id(9_007_199_254_740_991, 'labelId'), '9007199254740991');
     assert.equal(int64Id(9_223_372_036_854_775_807n, 'labelId'), '9223372036854775807');
     assert.equal(int64Id('3000457123456789012', 'labelId'), '3000457123456789012');
-    for (const bad of [-1, 1.5, 2 ** 60, '', '12a', '12345678901234567890', true, 99_999_999_999_999_999_999n, -1n]) {
+    for (const bad of [-1, 1.5, 2 ** 60, '', '12a', '12345678901234567890', true, 99_999_999_999_999_999_999n, -1n, '9223372036854775808', '9999999999999999999']) {
       throws400(() => int64Id(bad, 'labelId'), 'labelId must be an integer ID');
     }
   });

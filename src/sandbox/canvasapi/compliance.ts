@@ -21,11 +21,13 @@ const AUDIT_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** int64 in JSON: an integer number or a string of digits. */
 const INT64: Rule = { kind: 'any' };
 
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
 export function int64Id(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  if (typeof value === 'bigint' && value >= 0n && value <= 9_223_372_036_854_775_807n) return String(value);
-  if (typeof value === 'string' && /^\d{1,19}$/.test(value)) return value;
+  if (typeof value === 'bigint' && value >= 0n && value <= INT64_MAX) return String(value);
+  if (typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= INT64_MAX) return value;
   // A bigint past int64 is named as digits: JSON.stringify throws on a bigint.
   throw badRequest(`Invalid parameters: ${field} must be an integer ID, got ${typeof value === 'bigint' ? String(value) : JSON.stringify(value)}`);
 }
