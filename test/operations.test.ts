@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -24,6 +23,7 @@ import { createIncidentOpsServer } from '../src/incidentops/index.js';
 import { resolveIncidentOpsSettings } from '../src/incidentops/settings.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
+import { rawRequest, type RawAnswer } from './support/raw-http.js';
 
 type Json = Record<string, unknown>;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,17 +43,8 @@ function incidentOps(sandbox: RunningSandbox, logger: Logger = silentLogger, fet
 }
 
 /** A request with any headers (Host included, which fetch does not let us set). */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+  return rawRequest(url, options);
 }
 
 /** Log lines captured from a real pino logger (the project's, with its request-ID mixin). */

@@ -10,7 +10,7 @@ export interface RawAnswer {
 /** A request nobody answers fails the test after this long instead of hanging it. */
 const NO_ANSWER_MS = 10_000;
 
-export function rawRequest(url: string, options: { method?: string; headers?: OutgoingHttpHeaders } = {}): Promise<RawAnswer> {
+export function rawRequest(url: string, options: { method?: string; headers?: OutgoingHttpHeaders; body?: string } = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
       let body = '';
@@ -20,7 +20,7 @@ export function rawRequest(url: string, options: { method?: string; headers?: Ou
     });
     req.setTimeout(NO_ANSWER_MS, () => req.destroy(new Error(`no answer within ${NO_ANSWER_MS} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }
 

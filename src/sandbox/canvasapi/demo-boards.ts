@@ -10,7 +10,7 @@ import { DEFAULT_CONNECTOR_STYLE } from './connectors.js';
 import type { DemoPeople } from './demo-people.js';
 
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+export const DAY = 24 * HOUR;
 
 export interface DemoBoards {
   launchPlan: BoardRecord;

@@ -8,14 +8,12 @@
  * from the one store PRNG, so seedDemo calls them in a fixed order: changing it changes the data.
  */
 import type { ProjectRecord, Store, TeamRecord, TeamRole, UserRecord } from './model.js';
-import { seedLaunchPlanBoard, seedPaymentsBoard, seedRetroBoard, type DemoBoards } from './demo-boards.js';
+import { DAY, seedLaunchPlanBoard, seedPaymentsBoard, seedRetroBoard, type DemoBoards } from './demo-boards.js';
 import { labelIdByName, seedAuditHistory, seedClassificationLabels, seedContentHistory, seedEDiscovery } from './demo-compliance.js';
 import { DEMO_DOMAIN, seedOrganization, seedPeople, type DemoPeople } from './demo-people.js';
 import { defaultTeamSettingsGroups, newTeam } from './org.js';
 import { newProject } from './projects.js';
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 
 export interface DemoIds {
   organizationId: string;
