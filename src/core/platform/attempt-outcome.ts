@@ -48,10 +48,11 @@ export function deadlineFailure(failures: FailureDescriber, ctx: RequestContext,
   const op = `the ${ctx.req.method} request${ctx.effect ? ` (${ctx.effect})` : ''}${ctx.req.resourceLabel ? ` for ${ctx.req.resourceLabel}` : ''}`;
   const changes = ctx.effect !== 'read';
   const reached = !neverSent || ctx.ambiguous !== undefined;
+  const again = attempt > 1 ? ' again' : '';
   const sentences = neverSent
-    ? [`This call's time budget of ${budget} ran out before ${op} could be sent${attempt > 1 ? ' again' : ''}; it was not sent${attempt > 1 ? ' again' : ''}.`]
-    : [`This call's time budget of ${budget} ran out while waiting for the answer to ${op}; the attempt was abandoned and not sent again.`];
-  if (reached && changes) sentences.push(`It may have reached the platform and been carried out; it was not sent again, so that it cannot happen twice.`);
+    ? [`This call's time budget of ${budget} ran out before ${op} could be sent${again}; it was not sent${again}.`]
+    : [`This call's time budget of ${budget} ran out while waiting for the answer to ${op}; the attempt was abandoned${reached && changes ? '' : ' and not sent again'}.`];
+  if (reached && changes) sentences.push('It may have reached the platform and been carried out; it was not sent again, so that it cannot happen twice.');
   return failures.failure('budget_exceeded', ctx, neverSent ? attempt - 1 : attempt, {
     overrideMessage: sentences.join(' '),
     overrideNextStep:
