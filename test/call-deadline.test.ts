@@ -133,13 +133,27 @@ describe("the call's deadline bounds attempts and retries", () => {
     });
     const error = await failure(client({ fetch, sleep, random: () => 0 }).request({ method: 'GET', path: '/a', signal: budgetSignal(45_000, () => now) }));
     assert.equal(error.details.kind, 'upstream_error');
+    assert.match(error.message, /It was not tried again: too little of this call's time budget of 45 s was left\.$/);
     assert.equal(calls.length, 1);
     assert.deepEqual(pauses, []);
     // The same with time to spare: the retries are sent.
     now = 0;
     const again = scriptedFetch(() => jsonResponse(503, { error: 'busy' }));
-    await failure(client({ fetch: again.fetch, sleep, random: () => 0 }).request({ method: 'GET', path: '/a', signal: budgetSignal(45_000, () => now) }));
+    const spent = await failure(client({ fetch: again.fetch, sleep, random: () => 0 }).request({ method: 'GET', path: '/a', signal: budgetSignal(45_000, () => now) }));
     assert.equal(again.calls.length, 3);
+    assert.doesNotMatch(spent.message, /not tried again/);
+  });
+
+  it('a create that is never sent twice does not blame the deadline for not being retried (injected clock)', async () => {
+    let now = 0;
+    const { fetch, calls } = scriptedFetch(() => {
+      now = 44_900;
+      return jsonResponse(503, { error: 'busy' });
+    });
+    const error = await failure(client({ fetch }).request({ method: 'POST', effect: 'create', path: '/items', body: {}, signal: budgetSignal(45_000, () => now) }));
+    assert.equal(error.details.kind, 'upstream_error');
+    assert.doesNotMatch(error.message, /not tried again/);
+    assert.equal(calls.length, 1);
   });
 
   it('no rate-limit wait starts that ends past the deadline (injected clock)', async () => {

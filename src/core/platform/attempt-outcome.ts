@@ -5,7 +5,7 @@
  * that a later answer is read knowing it. Synchronous: the caller waits out the backoff.
  */
 import { budgetOf, CallBudget } from '../call-budget.js';
-import type { ToolError } from '../errors.js';
+import { ToolError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AttemptFailure } from './attempt.js';
 import type { FailureDescriber } from './failure-description.js';
@@ -61,6 +61,26 @@ export function deadlineFailure(failures: FailureDescriber, ctx: RequestContext,
         : 'The platform is slow: narrow the call (filters, a smaller limit or max_items), or try again later.',
     mayHaveHappened: reached && changes,
   });
+}
+
+/**
+ * Runs a rule (given whether a retry may follow) that may throw the failure. When the rule would
+ * have sent the request again but the call's deadline left no time for it, the failure says so.
+ */
+export function notRetriedInTime<T>(rule: (retriesLeft: boolean) => T, retryInTime: boolean, cutByDeadline: boolean, ctx: RequestContext): T {
+  try {
+    return rule(retryInTime);
+  } catch (error) {
+    if (!cutByDeadline || !(error instanceof ToolError)) throw error;
+    // The request ends here either way: asking the rule again only tells whether it would have retried.
+    try {
+      rule(true);
+    } catch {
+      throw error;
+    }
+    const budget = (budgetOf(ctx.req.signal) ?? new CallBudget()).describe('time');
+    throw new ToolError({ ...error.details, message: `${error.details.message} It was not tried again: too little of this call's time budget of ${budget} was left.` });
+  }
 }
 
 /**

@@ -28,7 +28,7 @@ import { budgetOf } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
-import { alreadyDeletedAnswer, reasonToResendAfterFailure, reasonToResendAfterStatus } from './attempt-outcome.js';
+import { alreadyDeletedAnswer, notRetriedInTime, reasonToResendAfterFailure, reasonToResendAfterStatus } from './attempt-outcome.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { FailureDescriber, seconds } from './failure-description.js';
 import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
@@ -200,9 +200,10 @@ export class UpstreamClient {
       waitedUntil = undefined;
       // No backoff pause, nor the attempt after it, may start that the call's deadline would cut.
       const retryInTime = retriesLeft && this.timeLeftExceeds(ctx, this.backoffCeilingMs(attempt));
+      const cutByDeadline = retriesLeft && !retryInTime;
 
       if (outcome.type === 'failure') {
-        const reason = reasonToResendAfterFailure(this.failures, outcome, ctx, attempt, retryInTime);
+        const reason = notRetriedInTime((retry) => reasonToResendAfterFailure(this.failures, outcome, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
         await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
         continue;
       }
@@ -229,7 +230,7 @@ export class UpstreamClient {
       }
       const alreadyDeleted = alreadyDeletedAnswer<T>(response, ctx, attempt, this.platformName, this.logger);
       if (alreadyDeleted) return alreadyDeleted;
-      const reason = reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retryInTime);
+      const reason = notRetriedInTime((retry) => reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
       await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
     }
   }
