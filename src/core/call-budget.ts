@@ -13,7 +13,10 @@ import { requestIdOf, tagRequest } from './logger.js';
 export interface BudgetLimits {
   /** Platform requests the call may send (each request once, whatever its retries). */
   requests: number;
-  /** Milliseconds from the call's start: no request starts after it, and walks stop at it. */
+  /**
+   * Milliseconds from the call's start: no request, attempt, retry or wait runs past it (the
+   * platform client cuts them), and reads that answer in part stop a margin before it.
+   */
   wallMs: number;
   /** Bytes of platform data the call may keep for its answer (what walks hold on to). */
   keptBytes: number;
@@ -55,6 +58,14 @@ export class CallBudget {
     return this.limits.wallMs - (this.clock() - this.startedAt);
   }
 
+  /**
+   * Time left for platform reads of a tool that answers in part: the deadline less a margin kept
+   * to assemble the answer (and its last small requests) from what arrived.
+   */
+  readTimeLeftMs(): number {
+    return this.timeLeftMs() - answerMarginMs(this.limits.wallMs);
+  }
+
   /** What stops more work now (`requests`: fewer than `requests` left), if anything. */
   shortfall(requests = 1): BudgetShortfall | undefined {
     if (this.sent + requests > this.limits.requests) return 'requests';
@@ -83,6 +94,11 @@ export class CallBudget {
   }
 }
 
+/** A tenth of the call's time, at most 5 s: kept at the end of a call to answer with what was read. */
+export function answerMarginMs(wallMs: number): number {
+  return Math.min(5000, wallMs / 10);
+}
+
 function definedOnly(limits: Partial<BudgetLimits>): Partial<BudgetLimits> {
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number' && Number.isFinite(value) && value >= 0));
 }
@@ -96,6 +112,13 @@ function budgetError(short: BudgetShortfall, budget: CallBudget): ToolError {
 }
 
 const budgets = new WeakMap<AbortSignal, CallBudget>();
+/** The abort reasons of deadlines: scopes made inside a scope that timed out carry the same reason. */
+const deadlineReasons = new WeakSet<object>();
+
+/** True when `signal` was aborted because the time for the call's reads ran out (a WorkScope's deadline). */
+export function endedByDeadline(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && typeof signal.reason === 'object' && signal.reason !== null && deadlineReasons.has(signal.reason as object);
+}
 
 /** Records that work carrying `signal` spends `budget`. */
 export function attachBudget(signal: AbortSignal, budget: CallBudget): void {
@@ -109,15 +132,15 @@ export function budgetOf(signal: AbortSignal | undefined): CallBudget | undefine
 
 /**
  * A signal for part of a call's work: aborted with `parent`, by `abort()`, or (with `until:
- * 'deadline'`) when the budget's time is up. It carries the parent's request ID and budget
- * (or `budget`), so the requests made with it log and count as the call's. `dispose()` when done.
+ * 'deadline'`) when the time for the budget's reads is up (`readTimeLeftMs`: the call keeps a
+ * margin to answer with what arrived). It carries the parent's request ID and budget (or
+ * `budget`), so the requests made with it log and count as the call's. `dispose()` when done.
  */
 export class WorkScope {
   readonly signal: AbortSignal;
   readonly budget: CallBudget | undefined;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
-  private timeUp = false;
   private readonly onParentAbort: () => void;
 
   constructor(
@@ -135,16 +158,22 @@ export class WorkScope {
     if (parent.aborted) this.onParentAbort();
     else parent.addEventListener('abort', this.onParentAbort, { once: true });
     if (options.until === 'deadline' && this.budget && !this.signal.aborted) {
-      this.timer = setTimeout(() => {
-        this.timeUp = true;
-        this.controller.abort(new DOMException('the call ran out of time', 'TimeoutError'));
-      }, Math.max(0, this.budget.timeLeftMs()));
+      const left = this.budget.readTimeLeftMs();
+      // Already past it: nothing may start with this signal, not even on the next tick.
+      if (left <= 0) this.endReads();
+      else this.timer = setTimeout(() => this.endReads(), left);
     }
   }
 
-  /** Aborted by the deadline, not by the caller. */
+  private endReads(): void {
+    const reason = new DOMException('the call ran out of time', 'TimeoutError');
+    deadlineReasons.add(reason);
+    this.controller.abort(reason);
+  }
+
+  /** Aborted by the deadline (its own, or an enclosing scope's), not by the caller. */
   get timedOut(): boolean {
-    return this.timeUp && !this.parent.aborted;
+    return endedByDeadline(this.signal);
   }
 
   abort(reason?: unknown): void {

@@ -8,7 +8,7 @@
  * others (connector ends). Counts cover the whole board only when that costs nothing more (a
  * board read to its end, the platform's totals) or when asked (`counts`); else they say what they cover.
  */
-import { WorkScope } from '../../core/call-budget.js';
+import { endedByDeadline, WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { walkNote, walkPages, type PagePosition, type WalkResult } from '../../core/tools/pager.js';
@@ -65,8 +65,9 @@ interface ItemWalk {
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   // Checked before anything is sent.
   const start = startOf(args);
-  // One failed read stops the others: nothing of a failed call stays in flight.
-  const scope = new WorkScope(context.signal);
+  // One failed read stops the others: nothing of a failed call stays in flight. Reads end a
+  // margin before the call's deadline: the answer is made of what arrived by then.
+  const scope = new WorkScope(context.signal, { until: 'deadline' });
   try {
     return await read(args, start, context, scope.signal);
   } catch (error) {
@@ -87,11 +88,12 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   let pagesRead = 0;
   const report = (message: string) => context.progress(++pagesRead, undefined, message);
 
+  const timeUp = new TimeUp(signal, context.budget.describe('time'));
   // The frame first, so that a wrong frame_id is reported as such.
-  const frameOfFilter = args.frame_id ? await get('/v2/boards/{board_id}/frames/{item_id}', {}, signal, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`) : undefined;
+  const frameOfFilter = args.frame_id ? await timeUp.required(get('/v2/boards/{board_id}/frames/{item_id}', {}, signal, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`), `the frame "${args.frame_id}"`) : undefined;
   const tagList: TagList = { titles: new Map(), complete: false };
   const [board, frames, connectors, items] = await Promise.all([
-    get('/v2/boards/{board_id}', {}, signal),
+    timeUp.optional(get('/v2/boards/{board_id}', {}, signal), 'board: its name and description'),
     args.frame_id ? undefined : readFrames(get, signal),
     readConnectors(get, signal, args.max_items ?? READ_LIMITS.defaultMaxItems, report),
     (async () => {
@@ -104,7 +106,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   ]);
 
   const taggable = items.listed.filter(({ item }) => TAGGABLE.has(item.type)).map(({ item }) => item.id);
-  const tags = await tagsOfItems(get, signal, taggable, tagList);
+  const tags = (await timeUp.optional(tagsOfItems(get, signal, taggable, tagList), 'tags: the tags of the listed items')) ?? { byItem: new Map<string, string[]>() };
   if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), toItem(frameOfFilter));
   for (const frame of frames?.frames ?? []) items.frames.set(frame.id, frame);
   const frameTitle = new Map([...items.frames.values()].map((frame) => [frame.id, frame.text]));
@@ -124,6 +126,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     items.tagNote && `tags: ${items.tagNote}`,
     tags.note && `tags: ${tags.note}`,
     ...counts.notes,
+    ...timeUp.notes,
   ].filter((note): note is string => typeof note === 'string' && note.length > 0);
   return {
     board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
@@ -137,6 +140,42 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     ...(next ? { next_page: next } : {}),
     ...(partial.length ? { partial } : {}),
   };
+}
+
+/**
+ * Reads outside the walks (which stop at the time for reads themselves): one the time cut off is
+ * left out with a note, or, when the answer cannot do without it, fails saying the time ran out.
+ * Other failures stay the call's.
+ */
+class TimeUp {
+  readonly notes: string[] = [];
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly budget: string,
+  ) {}
+
+  async optional<T>(read: Promise<T>, what: string): Promise<T | undefined> {
+    try {
+      return await read;
+    } catch (error) {
+      if (!endedByDeadline(this.signal)) throw error;
+      this.notes.push(`${what} not read: the platform did not answer within this call's time budget of ${this.budget}`);
+      return undefined;
+    }
+  }
+
+  async required<T>(read: Promise<T>, what: string): Promise<T> {
+    try {
+      return await read;
+    } catch (error) {
+      if (!endedByDeadline(this.signal)) throw error;
+      throw new ToolError({
+        kind: 'budget_exceeded',
+        message: `The platform did not answer with ${what} within this call's time budget of ${this.budget}; nothing of the board was read.`,
+        nextStep: 'The platform is slow: try again in a little while.',
+      });
+    }
+  }
 }
 
 function encodeNext(position: ItemPosition, args: ReadBoardArgs): { cursor: string } | undefined {
@@ -311,7 +350,7 @@ async function countsOf(args: ReadBoardArgs, start: ReturnType<typeof startOf>, 
       const query: Record<string, QueryValue> = { limit: 10, type, ...(args.frame_id ? { parent_item_id: args.frame_id } : {}) };
       const answer = await get('/v2/boards/{board_id}/items', query, signal).catch((error: unknown) => {
         // Within the call's budget by its sum; should another read have spent it, the type is said to be uncounted.
-        if (error instanceof ToolError && error.details.kind === 'budget_exceeded') return undefined;
+        if ((error instanceof ToolError && error.details.kind === 'budget_exceeded') || endedByDeadline(signal)) return undefined;
         throw error;
       });
       if (isRecord(answer) && typeof answer.total === 'number') {

@@ -4,6 +4,8 @@
  * outcome; a failure that may have reached the platform is remembered on the call (`ambiguous`), so
  * that a later answer is read knowing it. Synchronous: the caller waits out the backoff.
  */
+import { budgetOf, CallBudget } from '../call-budget.js';
+import { ToolError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AttemptFailure } from './attempt.js';
 import type { FailureDescriber } from './failure-description.js';
@@ -23,6 +25,7 @@ export function reasonToResendAfterFailure(failures: FailureDescriber, outcome: 
       mayHaveHappened: !outcome.neverSent || ctx.ambiguous !== undefined,
     });
   }
+  if (outcome.deadline) throw deadlineFailure(failures, ctx, attempt, outcome.neverSent);
   if (outcome.neverSent) {
     if (retriesLeft) return `${outcome.code ?? outcome.kind}`;
     throw failures.failure(outcome.kind, ctx, attempt, {}, outcome);
@@ -33,6 +36,51 @@ export function reasonToResendAfterFailure(failures: FailureDescriber, outcome: 
     return `${outcome.code ?? outcome.kind}`;
   }
   throw failures.failure(outcome.kind, ctx, attempt, { ...(outcome.status !== undefined ? { status: outcome.status } : {}), mayHaveHappened: true }, outcome);
+}
+
+/**
+ * The call's time budget ran out before an attempt could be sent, or while it waited for the
+ * answer: `budget_exceeded`, never sent again. A request that may have reached the platform and
+ * changes something may have been carried out, and is said so (check before repeating it).
+ */
+export function deadlineFailure(failures: FailureDescriber, ctx: RequestContext, attempt: number, neverSent: boolean): ToolError {
+  const budget = (budgetOf(ctx.req.signal) ?? new CallBudget()).describe('time');
+  const op = `the ${ctx.req.method} request${ctx.effect ? ` (${ctx.effect})` : ''}${ctx.req.resourceLabel ? ` for ${ctx.req.resourceLabel}` : ''}`;
+  const changes = ctx.effect !== 'read';
+  const reached = !neverSent || ctx.ambiguous !== undefined;
+  const again = attempt > 1 ? ' again' : '';
+  const sentences = neverSent
+    ? [`This call's time budget of ${budget} ran out before ${op} could be sent${again}; it was not sent${again}.`]
+    : [`This call's time budget of ${budget} ran out while waiting for the answer to ${op}; the attempt was abandoned${reached && changes ? '' : ' and not sent again'}.`];
+  if (reached && changes) sentences.push('It may have reached the platform and been carried out; it was not sent again, so that it cannot happen twice.');
+  return failures.failure('budget_exceeded', ctx, neverSent ? attempt - 1 : attempt, {
+    overrideMessage: sentences.join(' '),
+    overrideNextStep:
+      reached && changes
+        ? 'Check the current state (for example with a get or list tool) before repeating it, to avoid doing it twice.'
+        : 'The platform is slow: narrow the call (filters, a smaller limit or max_items), or try again later.',
+    mayHaveHappened: reached && changes,
+  });
+}
+
+/**
+ * Runs a rule (given whether a retry may follow) that may throw the failure. When the rule would
+ * have sent the request again but the call's deadline left no time for it, the failure says so.
+ */
+export function notRetriedInTime<T>(rule: (retriesLeft: boolean) => T, retryInTime: boolean, cutByDeadline: boolean, ctx: RequestContext): T {
+  try {
+    return rule(retryInTime);
+  } catch (error) {
+    if (!cutByDeadline || !(error instanceof ToolError)) throw error;
+    // The request ends here either way: asking the rule again only tells whether it would have retried.
+    try {
+      rule(true);
+    } catch {
+      throw error;
+    }
+    const budget = (budgetOf(ctx.req.signal) ?? new CallBudget()).describe('time');
+    throw new ToolError({ ...error.details, message: `${error.details.message} It was not tried again: too little of this call's time budget of ${budget} was left.` });
+  }
 }
 
 /**

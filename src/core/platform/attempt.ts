@@ -1,9 +1,11 @@
 /**
  * One attempt on the wire and the reading of its answer, capped: one AbortController and one
- * timer per attempt (cleared when it ends, whatever the outcome), the caller's signal forwarded
+ * timer per attempt, covering its whole answer and ending at the call's deadline if that comes
+ * first (cleared when it ends, whatever the outcome), the caller's signal forwarded
  * into it, and an answer read as a stream and abandoned past its byte cap (error answers past
  * 1 MiB). Nothing outlives the attempt; what happened comes back as an outcome, never thrown.
  */
+import { budgetOf } from '../call-budget.js';
 import type { Logger } from '../logger.js';
 import type { CappedBody, Send, SendInit, SentAnswer } from './http-send.js';
 import { NEVER_SENT_CODES, networkErrorCode } from './resend-rules.js';
@@ -25,6 +27,8 @@ export type AttemptFailure = {
   neverSent: boolean;
   /** The status line, when the answer's head arrived before the failure. */
   status?: number;
+  /** A timeout set by the call's time budget (its deadline came before the client's attempt timeout). */
+  deadline?: true;
 };
 
 export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
@@ -47,12 +51,26 @@ function debugEnabled(logger: Logger): boolean {
   return typeof logger.isLevelEnabled === 'function' ? logger.isLevelEnabled('debug') : true;
 }
 
+/**
+ * How long an attempt may take, sending and reading its whole answer: the client's timeout, or
+ * less when the call's time budget ends sooner (`deadline`). At or past the deadline: nothing.
+ */
+export function attemptTimeLimit(timeoutMs: number, signal: AbortSignal | undefined): { ms: number; deadline: boolean } {
+  const left = budgetOf(signal)?.timeLeftMs();
+  if (left === undefined || left >= timeoutMs) return { ms: timeoutMs, deadline: false };
+  return { ms: Math.max(0, Math.floor(left)), deadline: true };
+}
+
 export async function attemptOnce(settings: AttemptSettings, url: string, init: SendInit, ctx: RequestContext, attempt: number): Promise<AttemptOutcome> {
-  const { platformName, logger, timeoutMs, maxResponseBytes } = settings;
+  const { platformName, logger, maxResponseBytes } = settings;
   const callerSignal = ctx.req.signal;
+  const timeLimit = attemptTimeLimit(settings.timeoutMs, callerSignal);
+  if (timeLimit.ms <= 0) return { type: 'failure', kind: 'timeout', neverSent: true, deadline: true };
+  const timeoutMs = timeLimit.ms;
   const controller = new AbortController();
   const signal = controller.signal;
   let timedOut = false;
+  // One timer for the whole attempt, the answer's last byte included: an answer that trickles ends here.
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
@@ -70,7 +88,7 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
   const fail = (error: unknown, phase: 'connect' | 'body', status?: number): AttemptOutcome => {
     let outcome: AttemptFailure;
     if (callerSignal?.aborted) outcome = { type: 'failure', kind: 'cancelled', neverSent: false };
-    else if (timedOut) outcome = { type: 'failure', kind: 'timeout', neverSent: false };
+    else if (timedOut) outcome = { type: 'failure', kind: 'timeout', neverSent: false, ...(timeLimit.deadline ? { deadline: true as const } : {}) };
     else {
       const code = networkErrorCode(error);
       outcome = {

@@ -18,7 +18,9 @@
  *
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
  * queue in arrival order, ../concurrency.ts), and a request whose tool call has used up its budget
- * (the call's signal carries it, core/call-budget.ts) is refused before anything is sent.
+ * (the call's signal carries it, core/call-budget.ts) is refused before anything is sent. The
+ * budget's deadline bounds every attempt (attempt.ts), backoff, retry and rate-limit wait: none
+ * starts that the deadline would cut, and an attempt it cuts is reported so, never sent again.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -26,7 +28,7 @@ import { budgetOf } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
-import { alreadyDeletedAnswer, reasonToResendAfterFailure, reasonToResendAfterStatus } from './attempt-outcome.js';
+import { alreadyDeletedAnswer, notRetriedInTime, reasonToResendAfterFailure, reasonToResendAfterStatus } from './attempt-outcome.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { FailureDescriber, seconds } from './failure-description.js';
 import { fetchSend, nodeSend, raceAbort, type SendInit } from './http-send.js';
@@ -196,9 +198,12 @@ export class UpstreamClient {
       const retriesLeft = attempt <= this.maxRetries;
       const outcome = await this.attemptInTurn(url, { method: req.method, headers, body }, ctx, attempt, waitedUntil);
       waitedUntil = undefined;
+      // No backoff pause, nor the attempt after it, may start that the call's deadline would cut.
+      const retryInTime = retriesLeft && this.timeLeftExceeds(ctx, this.backoffCeilingMs(attempt));
+      const cutByDeadline = retriesLeft && !retryInTime;
 
       if (outcome.type === 'failure') {
-        const reason = reasonToResendAfterFailure(this.failures, outcome, ctx, attempt, retriesLeft);
+        const reason = notRetriedInTime((retry) => reasonToResendAfterFailure(this.failures, outcome, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
         await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
         continue;
       }
@@ -225,7 +230,7 @@ export class UpstreamClient {
       }
       const alreadyDeleted = alreadyDeletedAnswer<T>(response, ctx, attempt, this.platformName, this.logger);
       if (alreadyDeleted) return alreadyDeleted;
-      const reason = reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retriesLeft);
+      const reason = notRetriedInTime((retry) => reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
       await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
     }
   }
@@ -258,7 +263,7 @@ export class UpstreamClient {
     const { waitMs, deadline } = this.holds.holdAfter429(ctx.holder, response, sentAt);
     await this.options.sharedRateLimit?.raise(deadline);
     const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-    if (waitMs <= this.maxRateLimitWaitMs && retriesLeft) {
+    if (waitMs <= this.maxRateLimitWaitMs && retriesLeft && this.timeLeftExceeds(ctx, waitMs)) {
       this.logger.warn(
         { request_id: ctx.requestId, platform: this.platformName, method: ctx.req.method, path: ctx.path, attempt, waitMs },
         `${this.platformName} rate limit reached; waiting before retrying`,
@@ -305,11 +310,13 @@ export class UpstreamClient {
       if (until <= seen) return;
       const waitMs = until - this.now().getTime();
       if (waitMs <= 0) return;
-      if (waitMs > this.maxRateLimitWaitMs) {
+      const pastDeadline = !this.timeLeftExceeds(ctx, waitMs);
+      if (waitMs > this.maxRateLimitWaitMs || pastDeadline) {
         const wait = Math.max(1, Math.ceil(waitMs / 1000));
+        const after = pastDeadline ? `, after this call's time budget of ${budgetOf(ctx.req.signal)?.describe('time')} runs out` : '';
         throw this.failures.failure('rate_limited', ctx, attempt - 1, {
           retryAfterSeconds: wait,
-          overrideMessage: `${this.platformName} is rate limiting this server (an earlier request was answered HTTP 429); requests are allowed again in ${seconds(wait)}. This request was not sent.`,
+          overrideMessage: `${this.platformName} is rate limiting this server (an earlier request was answered HTTP 429); requests are allowed again in ${seconds(wait)}${after}. This request was not sent.`,
         });
       }
       seen = until;
@@ -343,8 +350,18 @@ export class UpstreamClient {
     return value;
   }
 
+  /** True when the call's time budget (if any) has more than `ms` left: a wait of `ms` and an attempt after it fit. */
+  private timeLeftExceeds(ctx: RequestContext, ms: number): boolean {
+    const left = budgetOf(ctx.req.signal)?.timeLeftMs();
+    return left === undefined || left > ms;
+  }
+
+  private backoffCeilingMs(attempt: number): number {
+    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+  }
+
   private backoffMs(attempt: number): number {
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    const ceiling = this.backoffCeilingMs(attempt);
     const jitter = Math.min(Math.max(this.random(), 0), 1);
     return Math.floor(jitter * ceiling);
   }

@@ -2,7 +2,7 @@
  * One way to walk a paged platform list, by cursor or by offset, for every tool: page after page
  * within the call's budget (core/call-budget.ts, carried by the signal), stopping at the end of
  * the list, when the walker has what it needs, at a page cap, or when the budget runs out (a page
- * in flight at the deadline is abandoned). A platform whose paging goes wrong cannot keep a walk
+ * in flight when the time for reads is up is abandoned: the call keeps a margin to answer). A platform whose paging goes wrong cannot keep a walk
  * going: a cursor or offset it sent before, a page of records already read, or more records than
  * the total it gave end the walk. An empty page ends it too, whatever cursor comes with it. The
  * result says why the walk stopped and where the next unread page starts, so a tool can answer
@@ -78,7 +78,7 @@ export async function walkPages<T>(options: WalkOptions<T>): Promise<WalkResult>
   try {
     for (;;) {
       if (options.maxPages !== undefined && pages >= options.maxPages) return result('pages', at);
-      const short = budget.shortfall();
+      const short = scope.timedOut ? 'time' : budget.shortfall();
       if (short) return result(short, at);
       let page: Page<T>;
       try {

@@ -13,6 +13,7 @@ const outputSchema = z.object({
   on_call_now: z.array(z.string()),
   changes: z.array(z.string()),
   other_open: z.array(z.string()),
+  partial: z.array(z.string()).optional(),
 });
 
 const input = z.strictObject({ incident_id: incidentIdParam });
