@@ -1,5 +1,6 @@
 /** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
 import { isRecord } from '../../core/json.js';
+import { idText, quotedText } from '../../core/tools/line-text.js';
 import { oneLine } from '../shape.js';
 import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
@@ -42,7 +43,7 @@ const TIMELINE_LAST = 30;
 /** Log entries read at most: key events of a very long incident beyond these are left out. */
 const MAX_LOG_ENTRIES = TASK_PAGES.logEntries * API_PAGE_SIZE;
 
-/** An alert's details (an object or text) as its first few lines. */
+/** An alert's details (an object or text) as its first few lines, each quoted: `"key: value"; "key: value"`. */
 function detailLines(body: unknown): string | undefined {
   const details = isRecord(body) ? body.details : undefined;
   const lines =
@@ -52,7 +53,7 @@ function detailLines(body: unknown): string | undefined {
         ? Object.entries(details).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
         : [];
   const shown = lines.map((line) => oneLine(line, DETAIL_LINE_CHARS)).filter(Boolean).slice(0, DETAIL_LINES);
-  return shown.length ? shown.join('; ') : undefined;
+  return shown.length ? shown.map((line) => quotedText(line)).join('; ') : undefined;
 }
 
 function shapeAlert(alert: Json): { id: string } & Json {
@@ -77,10 +78,10 @@ function namedFields(source: Json, keys: readonly string[]): Json {
   }));
 }
 
+/** `time kind: "summary"`. */
 function eventLine(entry: Json): string {
-  const kind = typeof entry.type === 'string' ? entry.type.replace(/_log_entry$/, '') : 'event';
-  const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, LINE_CHARS) : '';
-  return `${String(entry.created_at ?? '')} ${kind}: ${summary}`;
+  const kind = typeof entry.type === 'string' ? idText(entry.type.replace(/_log_entry$/, '')) : 'event';
+  return `${String(entry.created_at ?? '')} ${kind}: ${quotedText(entry.summary, LINE_CHARS)}`;
 }
 
 function time(value: unknown): number {
