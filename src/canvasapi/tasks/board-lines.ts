@@ -75,14 +75,16 @@ export function placement(item: BoardItem): string {
   return `${round(item.x)},${round(item.y)} ${round(item.width)}x${round(item.height)}`;
 }
 
-/** A frame's title as items name it: cut like a connector's end. */
+/** A frame's title as lines show it. */
 const FRAME_TITLE_CHARS = 200;
+/** A tag's title as item lines show it. */
+const TAG_CHARS = 100;
 
 export function itemLine(item: BoardItem, tags: readonly string[] | undefined, frameTitle: ReadonlyMap<string, string>): string {
   const title = item.parent ? frameTitle.get(item.parent) : undefined;
   // A frame whose title this call did not read is named by its ID.
   const frame = item.parent ? ` frame ${title === undefined ? idText(item.parent) : quotedText(title, FRAME_TITLE_CHARS)}` : '';
-  const tagText = tags?.length ? ` ${tags.map((t) => `#${quotedText(t)}`).join(' ')}` : '';
+  const tagText = tags?.length ? ` ${tags.map((t) => `#${quotedText(t, TAG_CHARS)}`).join(' ')}` : '';
   return `${idText(item.id)} ${idText(item.type)} ${placement(item)}${frame}${tagText}: ${quotedText(item.text)}`;
 }
 

@@ -43,7 +43,7 @@ const TIMELINE_LAST = 30;
 /** Log entries read at most: key events of a very long incident beyond these are left out. */
 const MAX_LOG_ENTRIES = TASK_PAGES.logEntries * API_PAGE_SIZE;
 
-/** An alert's details (an object or text) as its first few lines, each quoted: `"key: value"; "key: value"`. */
+/** An alert's details (an object or text) as its first few lines, in one quoted text: `"key: value; key: value"`. */
 function detailLines(body: unknown): string | undefined {
   const details = isRecord(body) ? body.details : undefined;
   const lines =
@@ -53,7 +53,7 @@ function detailLines(body: unknown): string | undefined {
         ? Object.entries(details).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
         : [];
   const shown = lines.map((line) => oneLine(line, DETAIL_LINE_CHARS)).filter(Boolean).slice(0, DETAIL_LINES);
-  return shown.length ? shown.map((line) => quotedText(line)).join('; ') : undefined;
+  return shown.length ? quotedText(shown.join('; ')) : undefined;
 }
 
 function shapeAlert(alert: Json): { id: string } & Json {
