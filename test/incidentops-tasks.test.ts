@@ -47,7 +47,7 @@ async function platform(path: string): Promise<Json> {
   return (await response.json()) as Json;
 }
 
-/** The ID at the end of a `"Name" (ID)` label. */
+/** The ID at the end of a "Name (ID)" label (the name quoted when it is more than plain words). */
 function idOf(label: unknown): string | undefined {
   return typeof label === 'string' ? /\(([A-Z0-9]+)\)$/.exec(label)?.[1] : undefined;
 }
@@ -214,7 +214,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
       const service = matches[0] as Json;
       const byName = await run('IncidentOps.WhoIsOnCall', { service_id: 'payments' });
       assert.equal(byName.isError, false, JSON.stringify(byName.data));
-      assert.equal(byName.data.service, `${JSON.stringify(service.name)} (${String(service.id)})`);
+      assert.equal(byName.data.service, `${String(service.name)} (${String(service.id)})`);
       const byId = await run('IncidentOps.WhoIsOnCall', { service_id: String(service.id) });
       assert.deepEqual(byName.data.escalation_policies, byId.data.escalation_policies);
       // Not ID-shaped: no GET /services/payments; one page of search results, then the on-call question.
@@ -232,7 +232,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
       for (const value of ['mobile', 'MOBILE']) {
         const result = await run('IncidentOps.WhoIsOnCall', { team_id: value });
         assert.equal(result.isError, false, JSON.stringify(result.data));
-        assert.equal(result.data.team, `"Mobile" (${String(team.id)})`);
+        assert.equal(result.data.team, `Mobile (${String(team.id)})`);
         assert.equal(result.data.team_policies, byId.data.team_policies);
         assert.deepEqual(result.data.escalation_policies, byId.data.escalation_policies);
         assert.deepEqual(new Set(result.sent.map((r) => r.method)), new Set(['GET']));
@@ -241,12 +241,12 @@ describe('IncidentOps.WhoIsOnCall', () => {
       }
     });
 
-    it('a name matching several is an error naming the parameter and listing each as `"Name" (ID)`; nothing more is asked', async () => {
+    it('a name matching several is an error naming the parameter and listing each as "Name (ID)"; nothing more is asked', async () => {
       for (const [parameter, value, list] of [
         ['service_id', 'pipeline', 'services'],
         ['team_id', 'in', 'teams'],
       ] as const) {
-        const expected = ((await platform(`/${list}?query=${value}&limit=100`))[list] as Json[]).map((r) => `${JSON.stringify(r.name)} (${String(r.id)})`);
+        const expected = ((await platform(`/${list}?query=${value}&limit=100`))[list] as Json[]).map((r) => `${String(r.name)} (${String(r.id)})`);
         assert.ok(expected.length >= 2, `${value}: ${JSON.stringify(expected)}`);
         const result = await run('IncidentOps.WhoIsOnCall', { [parameter]: value });
         assert.equal(result.isError, true);
@@ -290,7 +290,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
       const scriptedServer = incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: scripted.fetch });
       const result = await callTool(scriptedServer, 'IncidentOps.WhoIsOnCall', { service_id: 'Payments' });
       assert.equal(result.isError, false, JSON.stringify(result.data));
-      assert.equal(result.data.service, '"payments" (PSVC1)');
+      assert.equal(result.data.service, 'payments (PSVC1)');
       assert.deepEqual(scripted.calls.map((c) => c.url.pathname.replace(/^\/incidentops/, '')), ['/services', '/oncalls']);
       assert.equal(scripted.calls[1]?.url.searchParams.get('escalation_policy_ids[]'), 'PEP1');
       // Without an exact name, the three are candidates, and more exist beyond the page.
@@ -298,7 +298,7 @@ describe('IncidentOps.WhoIsOnCall', () => {
       assert.equal(ambiguous.isError, true);
       assert.match(String(ambiguous.data.message), /matches 3 or more services/);
       const candidates = (ambiguous.data.platform_details as { candidates: string[] }).candidates;
-      assert.deepEqual(candidates.slice(0, 2), ['"Payments API" (PSVC0)', '"payments" (PSVC1)']);
+      assert.deepEqual(candidates.slice(0, 2), ['Payments API (PSVC0)', 'payments (PSVC1)']);
       assert.match(candidates[2] as string, /^"Payments Legacy x+…" \(PSVC2\)$/);
       assert.ok((candidates[2] as string).length <= 100 + '"" (PSVC2)'.length, 'a long platform name is cut');
       assert.match(String(ambiguous.data.next_step), /IncidentOps\.ListServices with query/);

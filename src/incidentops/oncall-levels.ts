@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 /** Names in labels are cut here. */
 const NAME_CHARS = 200;
 
-/** `"Name" (ID)`: a person or thing with the ID to act on, its name quoted (core/tools/line-text.ts); `maxChars` cuts the name. */
+/** `Name (ID)`: a person or thing with the ID to act on, the name quoted unless plain words (core/tools/line-text.ts); `maxChars` cuts it. */
 export function named(value: unknown, maxChars = NAME_CHARS): string | undefined {
   const reference = ref(value);
   if (!reference) return undefined;

@@ -1,8 +1,11 @@
 /**
- * Platform text placed in a one-line format (`"Name" (ID)`, `ID: "text"`), one convention for
- * both servers: each piece of platform text is one JSON string literal, so that whatever it holds
- * (quotes, newlines, arrows, a fake `(ID)`, `: override`) a line always splits into the same fields.
- * Text that fills a field on its own is flattened instead. Loaded with the task tools' logic only.
+ * Platform text placed in a one-line format (`Name (ID)`, `ID: "text"`), one convention for both
+ * servers: each free text is one JSON string literal, so that whatever it holds (quotes, newlines,
+ * arrows, a fake `(ID)`, `: override`) a line always splits into the same fields. A name before
+ * its `(ID)` stays bare when it is plain words (letters, digits, single spaces, `.'’&-`), which
+ * can form no field of a line, and is quoted like a text otherwise (`"Bob (PBOB002)" (PREAL01)`):
+ * most names cost nothing. Text that fills a field on its own is flattened instead. Loaded with
+ * the task tools' logic only.
  */
 
 /**
@@ -14,6 +17,8 @@
 const HIDDEN = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 /** Whitespace runs, and anything hidden, become one space. */
 const BREAKS = /(?:\s|(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}])+/gu;
+/** Names shown bare: plain words, which hold nothing a line format uses (no quote, bracket, colon, comma, arrow, `#`). */
+const BARE_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}.'’&-]*(?: [\p{L}\p{M}\p{N}.'’&-]+)*$/u;
 /** IDs shown bare: the platforms' IDs are letters, digits and a few signs; anything else is quoted. */
 const BARE_ID = /^[A-Za-z0-9_.:=+\-/@]+$/;
 
@@ -47,12 +52,15 @@ export function idText(id: string): string {
   return BARE_ID.test(id) ? id : quote(id);
 }
 
-/**
- * `"Name" (ID)`: the name quoted, so that a name like `Bob (PBOB002)` stays inside its quotes.
- * A name alone is `"Name"`, an ID alone bare; neither is undefined.
- */
+/** A name flattened and cut: bare when plain words, else quoted (so `Bob (PBOB002)` stays inside its quotes). */
+export function nameText(name: string, maxChars?: number): string {
+  const flat = flatText(name, maxChars);
+  return BARE_NAME.test(flat) ? flat : quote(flat);
+}
+
+/** `Name (ID)` (the name bare or quoted: nameText). A name alone is the name, an ID alone bare; neither is undefined. */
 export function labelText(name: string | undefined, id: string | undefined, maxChars?: number): string | undefined {
   if (name === undefined) return id === undefined ? undefined : idText(id);
-  const shown = quotedText(name, maxChars);
+  const shown = nameText(name, maxChars);
   return id === undefined ? shown : `${shown} (${idText(id)})`;
 }

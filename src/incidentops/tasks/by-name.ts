@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 const ID_SHAPE = /^[A-Z0-9]+$/;
 /** Candidates named in an ambiguity error; the rest are counted. */
 const CANDIDATES_SHOWN = 20;
-/** Platform names are cut here in the candidate list (`"Name" (ID)`). */
+/** Platform names are cut here in the candidate list (`Name (ID)`). */
 const NAME_CHARS = 100;
 
 const KINDS = {

@@ -38,7 +38,7 @@ export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal
   }
 }
 
-/** `#1234 "title" (ID), status, "Service" (ID)`. */
+/** `#1234 Title (ID), status, Service (ID)`, names quoted unless plain words. */
 function openLine(incident: Json): string {
   const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : '';
   const status = typeof incident.status === 'string' ? `, ${idText(incident.status)}` : '';

@@ -1,4 +1,4 @@
-/** A note as the task tools show it, one line: `time "Author" (ID): "text"`, the text cut to `maxChars` (platform text quoted: core/tools/line-text.ts). */
+/** A note as the task tools show it, one line: `time Author (ID): "text"`, the text cut to `maxChars` (platform text quoted: core/tools/line-text.ts). */
 import { quotedText } from '../../core/tools/line-text.js';
 import { named } from '../oncall-levels.js';
 

@@ -52,7 +52,7 @@ function idOf(value: unknown): string | undefined {
   return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
 }
 
-/** `#1234 "Title" (PID)`. */
+/** `#1234 Title (PID)`, the title quoted unless plain words. */
 function incidentLabel(incident: Json): string {
   const title = flatText(typeof incident.title === 'string' ? incident.title : incident.summary);
   return `${typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : ''}${labelText(title, String(incident.id), TITLE_CHARS)}`;
