@@ -23,6 +23,7 @@ import { LINE_FORMATS as INCIDENT_LINES, TEXT_FIELDS as INCIDENT_TEXTS } from '.
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import { canvasApiTaskTools } from '../src/canvasapi/tasks/index.js';
 import { incidentOpsTools } from '../src/incidentops/index.js';
+import { chooseAutoAccept, type UserMatch } from '../src/incidentops/user-matching.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch } from './support/harness.js';
 
 type Json = Record<string, unknown>;
@@ -419,6 +420,21 @@ describe('random platform text never changes the shape of a line', () => {
     const tested = [...new Set([...INCIDENT_CASES, ...CANVAS_CASES].map((c) => c.tool))].sort();
     assert.deepEqual(tested, taskTools, 'a task tool needs its cases here');
     assert.deepEqual([...Object.keys(INCIDENT_LINES), ...Object.keys(CANVAS_LINES)].sort(), taskTools, 'and its formats in line-formats.ts');
+  });
+
+  it("SearchUsers' reason, a contract tool's line with user names in it", async () => {
+    const reasons = (names: readonly string[]) => {
+      const match = (i: number, confidence: number, extra: Partial<UserMatch<{ id: string; name: string; email: string }>> = {}) =>
+        ({ user: { id: `PU${i}`, name: names[i % names.length] as string, email: `u${i}@example.com` }, confidence, matched_on: 'name' as const, ...extra });
+      return [
+        chooseAutoAccept([match(0, 0.9), match(1, 0.89), match(2, 0.88)]).reason,
+        chooseAutoAccept([match(0, 0.9, { namesakes: { count: 3, names: [names[1] as string, names[2] as string] } })]).reason,
+        chooseAutoAccept([match(0, 0.8, { typo: { rivals: 0 } }), match(1, 0.5)]).reason,
+      ];
+    };
+    const plainReasons = reasons(['plain a', 'plain b', 'plain c']);
+    const registry: Registry = { lines: new Set(['[]']), texts: new Set(), maps: new Set() };
+    await fc.assert(fc.asyncProperty(textSets, async (texts) => compare(plainReasons, reasons(texts), '', registry, new Set())), { numRuns: 200, includeErrorInReport: true });
   });
 
   it('the comparison catches an unquoted text (the check can fail)', () => {
