@@ -20,7 +20,7 @@ const BREAKS = /(?:\s|(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}])+/gu;
 /** Names shown bare: plain words, which hold nothing a line format uses (no quote, bracket, colon, comma, arrow, `#`). */
 const BARE_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}.'’&-]*(?: [\p{L}\p{M}\p{N}.'’&-]+)*$/u;
 /** IDs shown bare: the platforms' IDs are letters, digits and a few signs; anything else is quoted. */
-const BARE_ID = /^[A-Za-z0-9_.:=+\-/@]+$/;
+const BARE_ID = /^[A-Za-z0-9_.=+\-/@]+$/;
 
 /** Cut to `max` UTF-16 units, marked with an ellipsis, never between the halves of a surrogate pair. */
 function cutText(text: string, max: number | undefined): string {
