@@ -48,12 +48,12 @@
  * directory's languages), fuzzy.ts (the fuzzy component) and namesakes.ts (who else a query could mean).
  * Callers import from this file only.
  */
-import { idText, quotedText } from '../core/tools/line-text.js';
 import { FuzzyQuery, fuzzyScore, MAX_FUZZY_QUERY_CHARS } from './user-matching/fuzzy.js';
 import { namesakesOf, plausibleUsers } from './user-matching/namesakes.js';
 import { germanSpelling, normalizeText, tokenize } from './user-matching/text.js';
 import { createUserIndex, UserIndex, type Entry, type MatchCandidate } from './user-matching/user-index.js';
 import { ALL_TOKENS_REORDERED, emailScore, nameTokenScore, wordTable } from './user-matching/word-scores.js';
+import { idText, quotedText } from '../core/tools/line-text.js';
 
 // The rest of the interface, defined by the parts.
 export { fuzzyComponent } from './user-matching/fuzzy.js';
