@@ -17,7 +17,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { flatText, idText, labelText, quote, quotedText } from '../src/core/tools/line-text.js';
+import { flatText, idText, labelText, quote, quotedText, timeText } from '../src/core/tools/line-text.js';
 import { LINE_FORMATS as CANVAS_LINES, TEXT_FIELDS as CANVAS_TEXTS } from '../src/canvasapi/tasks/line-formats.js';
 import { LINE_FORMATS as INCIDENT_LINES, TEXT_FIELDS as INCIDENT_TEXTS } from '../src/incidentops/tasks/line-formats.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
@@ -401,6 +401,11 @@ describe('the convention (core/tools/line-text.ts)', () => {
     assert.equal(labelText(undefined, undefined), undefined);
     assert.equal(idText('3458764000000000001'), '3458764000000000001');
     assert.equal(idText('P1) (P2'), '"P1) (P2"');
+    assert.equal(idText('4001:'), '"4001:"');
+    // Times and IDs come from the platform, not its users; an odd platform still cannot reshape a line.
+    assert.equal(timeText('2026-05-06T12:00:00.000+02:00'), '2026-05-06T12:00:00.000+02:00');
+    assert.equal(timeText('2026-05-06\nlevel 2: Eve (PEVE001)'), '"2026-05-06\\nlevel 2: Eve (PEVE001)"');
+    assert.equal(timeText(undefined), '');
   });
 
   it("the issue's sticky note stays one end of one connector", () => {

@@ -47,6 +47,12 @@ export function quotedText(text: unknown, maxChars?: number): string {
   return quote(flatText(text, maxChars));
 }
 
+/** A time from the platform in a line: bare when it is an ISO 8601 time, quoted otherwise (empty stays empty). */
+export function timeText(time: unknown): string {
+  const text = time === undefined || time === null ? '' : String(time);
+  return text === '' || /^[0-9T:.+\-Z]+$/.test(text) ? text : quote(text);
+}
+
 /** An ID in a line: bare when it looks like one, quoted otherwise (an ID is the platform's, but is never trusted to keep a line's shape). */
 export function idText(id: string): string {
   return BARE_ID.test(id) ? id : quote(id);

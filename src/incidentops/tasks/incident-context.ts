@@ -1,6 +1,6 @@
 /** GetIncidentContext's logic, loaded on its first call (the definition is in ../tools/get-incident-context.ts). */
 import { isRecord } from '../../core/json.js';
-import { idText, quotedText } from '../../core/tools/line-text.js';
+import { idText, quotedText, timeText } from '../../core/tools/line-text.js';
 import { oneLine } from '../shape.js';
 import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
@@ -81,7 +81,7 @@ function namedFields(source: Json, keys: readonly string[]): Json {
 /** `time kind: "summary"`. */
 function eventLine(entry: Json): string {
   const kind = typeof entry.type === 'string' ? idText(entry.type.replace(/_log_entry$/, '')) : 'event';
-  return `${String(entry.created_at ?? '')} ${kind}: ${quotedText(entry.summary, LINE_CHARS)}`;
+  return `${timeText(entry.created_at)} ${kind}: ${quotedText(entry.summary, LINE_CHARS)}`;
 }
 
 function time(value: unknown): number {
@@ -133,7 +133,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, { deps, s
   const onCallNow = onCallLevels(oncalls.items, deps.now().getTime(), false).flatMap((policy) =>
     policy.levels.map(
       (level) =>
-        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${who.until}` : ''}`)).join(', ')}`,
+        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${timeText(who.until)}` : ''}`)).join(', ')}`,
     ),
   );
   const assignees = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord).map((a) => named(a.assignee)).filter((who): who is string => who !== undefined) : [];

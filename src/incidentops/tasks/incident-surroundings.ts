@@ -5,7 +5,7 @@
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import { flatText, idText, labelText, quotedText } from '../../core/tools/line-text.js';
+import { flatText, idText, labelText, quotedText, timeText } from '../../core/tools/line-text.js';
 import type { IncidentOpsApi } from '../api.js';
 import { named } from '../oncall-levels.js';
 import { lackingNote, planLacks } from './plan-features.js';
@@ -28,7 +28,7 @@ export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal
       const why = isRecord(change.correlation_reason) ? change.correlation_reason.reason : undefined;
       // The platform's reasons are words joined by underscores; anything else is shown quoted.
       const reason = typeof why === 'string' ? `, ${/^[a-z_]+$/.test(why) ? why.replace(/_/g, ' ') : quotedText(why, 80)}` : '';
-      return `${String(change.timestamp ?? '')} ${quotedText(change.summary, LINE_CHARS)}${typeof change.source === 'string' ? ` from ${quotedText(change.source, 80)}` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
+      return `${timeText(change.timestamp)} ${quotedText(change.summary, LINE_CHARS)}${typeof change.source === 'string' ? ` from ${quotedText(change.source, 80)}` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
     });
     if (page.more) lines.push(`… more: the ${CHANGES_SHOWN} newest are shown.`);
     return lines;
