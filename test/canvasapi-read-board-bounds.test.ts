@@ -39,7 +39,7 @@ describe('ReadBoard on a 25,000-item board of 6,000-character notes', () => {
     assert.ok(requests.length <= 12, `${requests.length} requests: ${requests.slice(0, 15).map((r) => `${r.path}?${r.query}`).join(', ')}`);
     assert.ok(bytes < 2_000_000, `${bytes} bytes read (the board is about 160 MB)`);
     assert.equal(data.items.length, 1);
-    assert.match(data.items[0], /^3458764500000000001 sticky_note .* #topic 0 #topic 1: Note 1: a long note/);
+    assert.match(data.items[0], /^3458764500000000001 sticky_note .* #"topic 0" #"topic 1": "Note 1: a long note/);
     assert.equal(data.total_items, 25_000, "the platform's total, free with the first page");
     assert.equal(data.counts, undefined);
     assert.deepEqual(data.next_page.offset, 1);
@@ -91,7 +91,7 @@ describe('ReadBoard on a board with 25,000 tags', () => {
     assert.equal(plain.isError, false, JSON.stringify(plain.data));
     assert.ok(plain.requests.length <= 60, `${plain.requests.length} requests`);
     assert.ok(plain.data.items.length > 32);
-    assert.match(plain.data.items.find((line: string) => line.startsWith('3458764500000000002 ')), / #topic 0 #topic 1 #topic 2: /);
+    assert.match(plain.data.items.find((line: string) => line.startsWith('3458764500000000002 ')), / #"topic 0" #"topic 1" #"topic 2": /);
     assert.ok(plain.data.partial.some((note: string) => /^tags: tags are shown for the first 32 of the \d+ listed/.test(note)), JSON.stringify(plain.data.partial));
 
     const queried = await readBoard(board, { query: 'topic 7' });

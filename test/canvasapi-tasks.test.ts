@@ -156,9 +156,9 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
         assert.ok((data.matching_items_at_least as number) >= (data.next_page as J).offset);
         assert.ok((data.partial as string[]).some((note) => note.startsWith('counts_read')));
         const firstLine = (data.items as string[]).find((line) => line.startsWith(`${first.id} `))!;
-        assert.match(firstLine, /frame "Ideas" #Vote: Idea 0: PINEAPPLE a longer/);
+        assert.match(firstLine, /frame "Ideas" #"Vote": "Idea 0: PINEAPPLE a longer/);
         assert.ok(!firstLine.includes('<p>'), 'HTML is stripped');
-        assert.match((data.connectors as string[])[0]!, new RegExp(`: ${notes[0].id} "Idea 0: PINEAPPLE .*" -> ${notes[1].id} ".*" \\[leads to\\]$`));
+        assert.match((data.connectors as string[])[0]!, new RegExp(`: ${notes[0].id} "Idea 0: PINEAPPLE .*" -> ${notes[1].id} ".*" caption "leads to"$`));
         // offset alone still works: the same items as the cursor gives, read again from the start.
         const byOffset = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, offset: (data.next_page as J).offset, max_items: 3 })).data;
         const byCursor = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, cursor: (data.next_page as J).cursor, max_items: 3 })).data;
@@ -277,8 +277,8 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     // ReadBoard shows it back as text.
     const read = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, query: 'step 7 ' })).data as J;
     assert.equal(read.items.length, 1);
-    assert.match(read.items[0], /shape .* frame "Release flow": Step 7 <check> & go$/);
-    assert.ok(read.connectors.some((line: string) => line.includes(`${data.node_items.n6} "Step 6 <check> & go" -> ${data.node_items.n7} "Step 7 <check> & go" [next]`)));
+    assert.match(read.items[0], /shape .* frame "Release flow": "Step 7 <check> & go"$/);
+    assert.ok(read.connectors.some((line: string) => line.includes(`${data.node_items.n6} "Step 6 <check> & go" -> ${data.node_items.n7} "Step 7 <check> & go" caption "next"`)));
   });
 
   it('a board the platform does not know: its own error, nothing created', async () => {

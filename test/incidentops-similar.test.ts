@@ -179,7 +179,7 @@ describe('GetIncidentContext: what changed and what else is open', () => {
         const result = await callRecorded(at.sandbox, at.server, 'IncidentOps.GetIncidentContext', { incident_id: id });
         assert.equal(result.isError, false, JSON.stringify(result.data));
         const lines = result.data.changes as string[];
-        changes.forEach((change, i) => assert.ok(String(lines[i]).startsWith(`${String(change.timestamp)} ${String(change.summary)}`), `${String(lines[i])}`));
+        changes.forEach((change, i) => assert.ok(String(lines[i]).startsWith(`${String(change.timestamp)} ${JSON.stringify(change.summary)}`), `${String(lines[i])}`));
         if (changes.length > 0) withChanges++;
         const open = related.filter((r) => r.status === 'triggered' || r.status === 'acknowledged');
         const shown = result.data.other_open as string[];

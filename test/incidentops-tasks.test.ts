@@ -47,7 +47,7 @@ async function platform(path: string): Promise<Json> {
   return (await response.json()) as Json;
 }
 
-/** The ID at the end of a "Name (ID)" label. */
+/** The ID at the end of a "Name (ID)" label (the name quoted when it is more than plain words). */
 function idOf(label: unknown): string | undefined {
   return typeof label === 'string' ? /\(([A-Z0-9]+)\)$/.exec(label)?.[1] : undefined;
 }
@@ -299,8 +299,8 @@ describe('IncidentOps.WhoIsOnCall', () => {
       assert.match(String(ambiguous.data.message), /matches 3 or more services/);
       const candidates = (ambiguous.data.platform_details as { candidates: string[] }).candidates;
       assert.deepEqual(candidates.slice(0, 2), ['Payments API (PSVC0)', 'payments (PSVC1)']);
-      assert.match(candidates[2] as string, /^Payments Legacy x+… \(PSVC2\)$/);
-      assert.ok((candidates[2] as string).length <= 100 + ' (PSVC2)'.length, 'a long platform name is cut');
+      assert.match(candidates[2] as string, /^"Payments Legacy x+…" \(PSVC2\)$/);
+      assert.ok((candidates[2] as string).length <= 100 + '"" (PSVC2)'.length, 'a long platform name is cut');
       assert.match(String(ambiguous.data.next_step), /IncidentOps\.ListServices with query/);
       assert.equal(scripted.calls.filter((c) => c.url.pathname.endsWith('/services')).length, 2, 'one page per call');
     });

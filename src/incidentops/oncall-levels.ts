@@ -3,17 +3,21 @@
  * on call at an instant, until when, and who takes over next. Shared by the task tools.
  */
 import { isRecord } from '../core/json.js';
+import { labelText } from '../core/tools/line-text.js';
 import { luxon } from './params.js';
 import { ref } from './shape.js';
 
 type Json = Record<string, unknown>;
 
-/** "Name (ID)": a person or thing as plain text with the ID to act on. */
-export function named(value: unknown): string | undefined {
+/** Names in labels are cut here. */
+const NAME_CHARS = 200;
+
+/** `Name (ID)`: a person or thing with the ID to act on, the name quoted unless plain words (core/tools/line-text.ts); `maxChars` cuts it. */
+export function named(value: unknown, maxChars = NAME_CHARS): string | undefined {
   const reference = ref(value);
   if (!reference) return undefined;
   const { id, name } = reference as { id?: string; name?: string };
-  return name && id ? `${name} (${id})` : (name ?? id);
+  return labelText(name, id, maxChars);
 }
 
 export type OnCallNow = {

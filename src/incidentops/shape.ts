@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { isRecord, pruneEmpty } from '../core/json.js';
+import { flatText } from '../core/tools/line-text.js';
 
 type Json = Record<string, unknown>;
 /** A shaped record: the platform always sends an id for these. */
@@ -29,10 +30,9 @@ function pick(source: Json, keys: readonly string[]): Json {
   return out;
 }
 
-/** Platform text on one line, cut to `max` characters (an ellipsis marks the cut); anything else is empty. */
+/** Platform text on one line (separators and format characters too), cut to `max` characters (an ellipsis marks the cut); anything else is empty. */
 export function oneLine(text: unknown, max: number): string {
-  const flat = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flatText(text, max);
 }
 
 /**

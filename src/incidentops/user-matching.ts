@@ -53,6 +53,7 @@ import { namesakesOf, plausibleUsers } from './user-matching/namesakes.js';
 import { germanSpelling, normalizeText, tokenize } from './user-matching/text.js';
 import { createUserIndex, UserIndex, type Entry, type MatchCandidate } from './user-matching/user-index.js';
 import { ALL_TOKENS_REORDERED, emailScore, nameTokenScore, wordTable } from './user-matching/word-scores.js';
+import { idText, quotedText } from '../core/tools/line-text.js';
 
 // The rest of the interface, defined by the parts.
 export { fuzzyComponent } from './user-matching/fuzzy.js';
@@ -236,8 +237,9 @@ function namesInFull(s: Scored<unknown>, wordCount: number, q: string): boolean 
   return wordCount >= 2 && s.confidence >= ALL_TOKENS_REORDERED;
 }
 
+/** Names and addresses are the platform's: quoted (core/tools/line-text.ts), so that none can forge the reason's text. */
 function describe(m: UserMatch<MatchCandidate>): string {
-  return `"${m.user.name}" <${m.user.email}> (id ${m.user.id}, confidence ${m.confidence})`;
+  return `${quotedText(m.user.name)} <${idText(m.user.email)}> (id ${idText(m.user.id)}, confidence ${m.confidence})`;
 }
 
 /** Confidence in thousandths, so margin comparisons are exact on 3-decimal values. */
@@ -267,18 +269,18 @@ export function chooseAutoAccept<T extends MatchCandidate>(
   const second = sorted[1];
   const close = sorted.filter((m) => milli(top.confidence) - milli(m.confidence) < milli(AUTO_ACCEPT_MARGIN));
   if (close.length > 1) {
-    const names = close.slice(0, 3).map((m) => `"${m.user.name}" (${m.confidence})`).join(', ');
+    const names = close.slice(0, 3).map((m) => `${quotedText(m.user.name)} (${m.confidence})`).join(', ');
     const who = close.length === 2 ? 'Two users match' : `${close.length} users match`;
     return { reason: `${who} almost equally well (${names}${close.length > 3 ? ', ...' : ''}): ask which one is meant.` };
   }
   if (top.namesakes && top.namesakes.count > 0) {
     const { count, names } = top.namesakes;
-    const others = names.map((name) => `"${name}"`).join(', ') + (count > names.length ? ` and ${count - names.length} more` : '');
+    const others = names.map((name) => quotedText(name)).join(', ') + (count > names.length ? ` and ${count - names.length} more` : '');
     return {
       reason: `The best match ${describe(top)} is not certain: the query could also be short for ${others}. Ask which one is meant (or search with the full name or e-mail address).`,
     };
   }
-  const lead = second ? `well ahead of the next match "${second.user.name}" (${second.confidence})` : 'the only match';
+  const lead = second ? `well ahead of the next match ${quotedText(second.user.name)} (${second.confidence})` : 'the only match';
   if (milli(top.confidence) < milli(AUTO_ACCEPT_THRESHOLD)) {
     if (top.typo && top.typo.rivals === 0) {
       return { accepted: top, reason: `Accepted ${describe(top)}: every query word matches its name up to a typo, no other user's name comes close, and it is ${lead}.` };

@@ -1,9 +1,11 @@
 /**
  * ReadBoard's records as it keeps them (only what its lines need) and the lines it answers:
- * `ID type x,y wxh [frame "title"] [#tag ...]: text` for items, `ID: from "text" -> to "text"
- * [caption]` for connectors.
+ * `ID type x,y wxh [frame "title"] [#"tag" ...]: "text"` for items, `ID: from "text" -> to "text"
+ * [caption "caption"]` for connectors, `ID "title" x,y wxh` for frames. Platform text is quoted
+ * (core/tools/line-text.ts), so no text can add a field, an arrow or a line.
  */
 import { isRecord } from '../../core/json.js';
+import { idText, quotedText } from '../../core/tools/line-text.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
@@ -73,17 +75,29 @@ export function placement(item: BoardItem): string {
   return `${round(item.x)},${round(item.y)} ${round(item.width)}x${round(item.height)}`;
 }
 
+/** A frame's title as lines show it. */
+const FRAME_TITLE_CHARS = 200;
+/** A tag's title as item lines show it. */
+const TAG_CHARS = 100;
+
 export function itemLine(item: BoardItem, tags: readonly string[] | undefined, frameTitle: ReadonlyMap<string, string>): string {
-  const frame = item.parent ? ` frame "${frameTitle.get(item.parent) ?? item.parent}"` : '';
-  const tagText = tags?.length ? ` ${tags.map((t) => `#${t}`).join(' ')}` : '';
-  return `${item.id} ${item.type} ${placement(item)}${frame}${tagText}: ${item.text}`;
+  const title = item.parent ? frameTitle.get(item.parent) : undefined;
+  // A frame whose title this call did not read is named by its ID.
+  const frame = item.parent ? ` frame ${title === undefined ? idText(item.parent) : quotedText(title, FRAME_TITLE_CHARS)}` : '';
+  const tagText = tags?.length ? ` ${tags.map((t) => `#${quotedText(t, TAG_CHARS)}`).join(' ')}` : '';
+  return `${idText(item.id)} ${idText(item.type)} ${placement(item)}${frame}${tagText}: ${quotedText(item.text)}`;
+}
+
+/** `ID "title" x,y wxh`. */
+export function frameLine(frame: BoardItem): string {
+  return `${idText(frame.id)} ${quotedText(frame.text, FRAME_TITLE_CHARS)} ${placement(frame)}`;
 }
 
 /** `endText`: the start of each item's text this call read (an end it did not read shows as its ID). */
 export function connectorLine(connector: BoardConnector, endText: ReadonlyMap<string, string>): string {
   const named = (id: string) => {
     const text = endText.get(id);
-    return text ? `${id} "${text}"` : id;
+    return text === undefined ? idText(id) : `${idText(id)} ${quotedText(text)}`;
   };
-  return `${connector.id}: ${named(connector.from)} -> ${named(connector.to)}${connector.caption ? ` [${connector.caption}]` : ''}`;
+  return `${idText(connector.id)}: ${named(connector.from)} -> ${named(connector.to)}${connector.caption ? ` caption ${quotedText(connector.caption)}` : ''}`;
 }

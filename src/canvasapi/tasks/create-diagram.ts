@@ -11,6 +11,7 @@
 import { ToolError } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
 import { isRecord } from '../../core/json.js';
+import { quotedText } from '../../core/tools/line-text.js';
 import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
@@ -29,6 +30,8 @@ const CONNECTOR_CONCURRENCY = 4;
 const SHAPE_SIZE = { width: 220, height: 110 };
 const STICKY_SIZE = { width: 200, height: 200 };
 const GAP = { node: 60, rank: 90 };
+/** A platform's error message in a failure is cut here. */
+const PLATFORM_MESSAGE_CHARS = 300;
 /** Room between the frame_title frame's edge and the diagram. */
 const FRAME_PADDING = 80;
 
@@ -292,7 +295,9 @@ function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'er
   const toolError = error instanceof ToolError ? error : undefined;
   const status = toolError?.details.status;
   const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited', 'budget_exceeded'].includes(toolError.details.kind));
-  const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${toolError.details.platformMessage ?? toolError.details.message}` : 'internal error';
+  // The platform's own words are quoted (core/tools/line-text.ts); ours are not.
+  const said = toolError?.details.platformMessage !== undefined ? quotedText(toolError.details.platformMessage, PLATFORM_MESSAGE_CHARS) : toolError?.details.message;
+  const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${said}` : 'internal error';
   return refused ? { outcome: 'not_created', retry_safe: true, error: message } : { outcome: 'may_exist', retry_safe: false, error: message };
 }
 

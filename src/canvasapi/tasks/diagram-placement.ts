@@ -9,6 +9,7 @@
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
+import { idText, quotedText } from '../../core/tools/line-text.js';
 import { walkPages } from '../../core/tools/pager.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import { BOARD_READS, EXTEND_READS } from '../task-vocabulary.js';
@@ -55,14 +56,14 @@ export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: s
     }),
   );
   const anchor = anchors.get(itemIds[0]!)!;
-  const label = `item ${anchor.id}${anchor.text ? ` "${anchor.text.slice(0, 40)}"` : ''}`;
+  const label = `item ${idText(anchor.id)} ${quotedText(anchor.text, 40)}`;
   const frame = anchor.parent ? toItem(asRecord(await get('/v2/boards/{board_id}/items/{item_id}', {}, signal, { item_id: anchor.parent }))) : undefined;
   if (frame && mayEnterFrame) {
     const children = await readAround(get, signal, { parent_item_id: frame.id });
     const bounds = { left: 0, top: 0, width: frame.width ?? 0, height: frame.height ?? 0 };
     const spot = freeSpot(boxOf(anchor), size, flow, children.items.filter((item) => item.id !== anchor.id).map(boxOf), bounds);
     if (spot) {
-      return { origin: { x: spot.left, y: spot.top }, parent: { id: frame.id, title: frame.text }, anchors, note: `beside ${label}, in its frame ${frame.id}, clear of the ${children.items.length} items read in it${children.note}` };
+      return { origin: { x: spot.left, y: spot.top }, parent: { id: frame.id, title: frame.text }, anchors, note: `beside ${label}, in its frame ${idText(frame.id)}, clear of the ${children.items.length} items read in it${children.note}` };
     }
   }
   // On the board: an item in a frame is placed beside its frame (frames do not nest, and the frame may be full).
@@ -70,7 +71,7 @@ export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: s
   const from = frame ? boxOf(frame) : boxOf(anchor);
   const obstacles = topLevel(around.items);
   const spot = freeSpot(from, size, flow, obstacles, undefined) ?? below(from, size, obstacles);
-  const where = frame ? `beside the frame ${frame.id} of ${label}${mayEnterFrame ? ' (no room inside it)' : ''}` : `beside ${label}`;
+  const where = frame ? `beside the frame ${idText(frame.id)} of ${label}${mayEnterFrame ? ' (no room inside it)' : ''}` : `beside ${label}`;
   return { origin: { x: spot.left, y: spot.top }, anchors, note: `${where}, clear of the ${around.items.length} items read${around.note}` };
 }
 

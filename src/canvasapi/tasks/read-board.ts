@@ -18,10 +18,11 @@ import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
-import { connectorLine, cut, END_TEXT_CHARS, itemLine, lineBytes, placement, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
+import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
 import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
 import { plainText } from './text.js';
+import { flatText } from '../../core/tools/line-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -114,7 +115,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
 
   const lines = fitLines(items, connectors.records, (item) => itemLine(item, tags.byItem.get(item.id), frameTitle), args, start.from);
   const boardInfo = isRecord(board) ? board : {};
-  const description = plainText(boardInfo.description);
+  const description = flatText(plainText(boardInfo.description));
   const counts = await countsOf(args, start, items, connectors, get, signal);
   const next = lines.next ? { ...(encodeNext(lines.next, args) ?? {}), offset: Math.max(lines.next.matched, start.offset) } : undefined;
   const partial = [
@@ -129,11 +130,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     ...timeUp.notes,
   ].filter((note): note is string => typeof note === 'string' && note.length > 0);
   return {
-    board: { id: boardId, name: boardInfo.name, ...(description ? { description } : {}) },
+    board: { id: boardId, name: typeof boardInfo.name === 'string' ? flatText(boardInfo.name) : undefined, ...(description ? { description } : {}) },
     item_link: itemLinkTemplate(context.deps.webBase, boardId),
     ...counts.fields,
-    frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map((frame) => `${frame.id} "${cut(frame.text, 200)}" ${placement(frame)}`),
-    item_format: 'ID type x,y wxh [frame "title"] [#tag ...]: text (x,y is the centre; inside a frame, from its top-left corner)',
+    frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map(frameLine),
+    item_format: 'ID type x,y wxh [frame "title"] [#"tag" ...]: "text" (x,y is the centre; inside a frame, from its top-left corner; texts are JSON strings)',
     items: lines.items,
     ...(items.readToEnd ? { matching_items: items.matched } : { matching_items_at_least: items.matched }),
     connectors: lines.connectors,

@@ -14,18 +14,13 @@ type Json = Record<string, unknown>;
 const ID_SHAPE = /^[A-Z0-9]+$/;
 /** Candidates named in an ambiguity error; the rest are counted. */
 const CANDIDATES_SHOWN = 20;
-/** Platform names are cut here in the candidate list. */
+/** Platform names are cut here in the candidate list (`Name (ID)`). */
 const NAME_CHARS = 100;
 
 const KINDS = {
   service: { item: '/services/{id}', list: '/services', key: 'service', listKey: 'services', listTool: 'IncidentOps.ListServices' },
   team: { item: '/teams/{id}', list: '/teams', key: 'team', listKey: 'teams', listTool: 'IncidentOps.ListTeams' },
 } as const;
-
-function shortName(record: Json): string | undefined {
-  const name = typeof record.name === 'string' ? record.name : typeof record.summary === 'string' ? record.summary : undefined;
-  return name && name.length > NAME_CHARS ? `${name.slice(0, NAME_CHARS - 1)}…` : name;
-}
 
 export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof KINDS, parameter: string, value: string, signal: AbortSignal): Promise<Json> {
   const { item, list, key, listKey, listTool } = KINDS[kind];
@@ -49,7 +44,7 @@ export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof 
     });
   }
   const more = exact.length === 0 && page.more;
-  const labels = candidates.slice(0, CANDIDATES_SHOWN).map((record) => named({ ...record, name: shortName(record) }) as string);
+  const labels = candidates.slice(0, CANDIDATES_SHOWN).map((record) => named(record, NAME_CHARS) as string);
   const unshown = candidates.length - labels.length;
   const count = `${candidates.length}${more ? ' or more' : ''}`;
   throw new ToolError({

@@ -2,6 +2,7 @@
 import { WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
+import { idText, quotedText, timeText } from '../../core/tools/line-text.js';
 import { oneLine } from '../shape.js';
 import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
@@ -46,7 +47,7 @@ const TIMELINE_LAST = 30;
 /** Log entries read at most: key events of a very long incident beyond these are left out. */
 const MAX_LOG_ENTRIES = TASK_PAGES.logEntries * API_PAGE_SIZE;
 
-/** An alert's details (an object or text) as its first few lines. */
+/** An alert's details (an object or text) as its first few lines, in one quoted text: `"key: value; key: value"`. */
 function detailLines(body: unknown): string | undefined {
   const details = isRecord(body) ? body.details : undefined;
   const lines =
@@ -56,7 +57,7 @@ function detailLines(body: unknown): string | undefined {
         ? Object.entries(details).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
         : [];
   const shown = lines.map((line) => oneLine(line, DETAIL_LINE_CHARS)).filter(Boolean).slice(0, DETAIL_LINES);
-  return shown.length ? shown.join('; ') : undefined;
+  return shown.length ? quotedText(shown.join('; ')) : undefined;
 }
 
 function shapeAlert(alert: Json): { id: string } & Json {
@@ -81,10 +82,10 @@ function namedFields(source: Json, keys: readonly string[]): Json {
   }));
 }
 
+/** `time kind: "summary"`. */
 function eventLine(entry: Json): string {
-  const kind = typeof entry.type === 'string' ? entry.type.replace(/_log_entry$/, '') : 'event';
-  const summary = typeof entry.summary === 'string' ? oneLine(entry.summary, LINE_CHARS) : '';
-  return `${String(entry.created_at ?? '')} ${kind}: ${summary}`;
+  const kind = typeof entry.type === 'string' ? idText(entry.type.replace(/_log_entry$/, '')) : 'event';
+  return `${timeText(entry.created_at)} ${kind}: ${quotedText(entry.summary, LINE_CHARS)}`;
 }
 
 function time(value: unknown): number {
@@ -213,7 +214,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, context: 
   const onCallNow = onCallLevels(oncalls?.items ?? [], deps.now().getTime(), false).flatMap((policy) =>
     policy.levels.map(
       (level) =>
-        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${who.until}` : ''}`)).join(', ')}`,
+        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${timeText(who.until)}` : ''}`)).join(', ')}`,
     ),
   );
   const assignees = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord).map((a) => named(a.assignee)).filter((who): who is string => who !== undefined) : [];

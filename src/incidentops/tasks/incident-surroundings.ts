@@ -5,7 +5,7 @@
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import { oneLine } from '../shape.js';
+import { flatText, idText, labelText, quotedText, timeText } from '../../core/tools/line-text.js';
 import type { IncidentOpsApi } from '../api.js';
 import { named } from '../oncall-levels.js';
 import { lackingNote, planLacks } from './plan-features.js';
@@ -17,7 +17,7 @@ export const OPEN_SHOWN = 5;
 const LINE_CHARS = 200;
 const OPEN = new Set(['triggered', 'acknowledged']);
 
-/** The related change events, newest first: `time summary (source)`, and the service when it is another one, with why. */
+/** The related change events, newest first: `time "summary" from "source"`, and the service when it is another one, with why. */
 export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal: AbortSignal): Promise<string[]> {
   const id = String(incident.id);
   const own = isRecord(incident.service) ? incident.service.id : undefined;
@@ -25,8 +25,10 @@ export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal
     const page = await api.listPage('/incidents/{id}/related_change_events', 'change_events', { limit: CHANGES_SHOWN }, signal, { id }, `incident "${id}"`);
     const lines = page.items.slice(0, CHANGES_SHOWN).map((change) => {
       const services = Array.isArray(change.services) ? change.services.filter((s) => isRecord(s) && s.id !== own).map((s) => named(s)) : [];
-      const reason = isRecord(change.correlation_reason) && typeof change.correlation_reason.reason === 'string' ? `, ${change.correlation_reason.reason.replace(/_/g, ' ')}` : '';
-      return `${String(change.timestamp ?? '')} ${oneLine(change.summary, LINE_CHARS)}${typeof change.source === 'string' ? ` (${oneLine(change.source, 80)})` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
+      const why = isRecord(change.correlation_reason) ? change.correlation_reason.reason : undefined;
+      // The platform's reasons are words joined by underscores; anything else is shown quoted.
+      const reason = typeof why === 'string' ? `, ${/^[a-z_]+$/.test(why) ? why.replace(/_/g, ' ') : quotedText(why, 80)}` : '';
+      return `${timeText(change.timestamp)} ${quotedText(change.summary, LINE_CHARS)}${typeof change.source === 'string' ? ` from ${quotedText(change.source, 80)}` : ''}${services.length ? ` on ${services.join(', ')}` : ''}${reason}`;
     });
     if (page.more) lines.push(`… more: the ${CHANGES_SHOWN} newest are shown.`);
     return lines;
@@ -36,11 +38,12 @@ export async function relatedChanges(api: IncidentOpsApi, incident: Json, signal
   }
 }
 
+/** `#1234 Title (ID), status, Service (ID)`, names quoted unless plain words. */
 function openLine(incident: Json): string {
   const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : '';
-  const status = typeof incident.status === 'string' ? `, ${incident.status}` : '';
+  const status = typeof incident.status === 'string' ? `, ${idText(incident.status)}` : '';
   const service = named(incident.service);
-  return `${number}${oneLine(incident.title ?? incident.summary, LINE_CHARS)} (${String(incident.id)})${status}${service ? `, ${service}` : ''}`;
+  return `${number}${labelText(flatText(incident.title ?? incident.summary), String(incident.id), LINE_CHARS)}${status}${service ? `, ${service}` : ''}`;
 }
 
 /** Other open incidents: the platform's related incidents, else the service's open incidents. */

@@ -177,7 +177,8 @@ export function coverageLevels(rows: readonly Json[], window: CoverageWindow, ov
 export function coverageSummary(policies: readonly CoveragePolicy[]): string {
   const gaps = policies.flatMap((policy) => policy.levels.flatMap((level) => level.gaps.map((gap) => `${policy.escalation_policy} level ${level.level} ${gap}`)));
   const lines = policies.flatMap((policy) => policy.levels.flatMap((level) => Object.values(level.shifts).flat()));
-  const overrides = lines.filter((line) => line.includes(': override')).length;
+  // Names are quoted (core/tools/line-text.ts): only a flag outside the quotes counts. (Interim: the "coverage" part counts the records.)
+  const overrides = lines.filter((line) => line.replace(/"(?:[^"\\]|\\.)*"/g, '""').includes(': override')).length;
   const gapText = gaps.length === 0 ? 'No gaps: someone is on call at every level throughout.' : `${gaps.length} gap${gaps.length > 1 ? 's' : ''}: ${gaps.slice(0, 3).join('; ')}${gaps.length > 3 ? '; ...' : ''}.`;
   return `${gapText} ${overrides} override shift${overrides === 1 ? '' : 's'}.`;
 }

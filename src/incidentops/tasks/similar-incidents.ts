@@ -1,6 +1,6 @@
 /** FindSimilarIncidents' logic, loaded on its first call (the definition is in ../tools/find-similar-incidents.ts). */
 import { isRecord } from '../../core/json.js';
-import { oneLine } from '../shape.js';
+import { flatText, idText, labelText, quotedText } from '../../core/tools/line-text.js';
 import { noteLine } from './note-line.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
@@ -52,10 +52,10 @@ function idOf(value: unknown): string | undefined {
   return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
 }
 
-/** `#1234 Title (PID)`. */
+/** `#1234 Title (PID)`, the title quoted unless plain words. */
 function incidentLabel(incident: Json): string {
-  const title = typeof incident.title === 'string' ? oneLine(incident.title, TITLE_CHARS) : String(incident.summary ?? '');
-  return `${typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : ''}${title} (${String(incident.id)})`;
+  const title = flatText(typeof incident.title === 'string' ? incident.title : incident.summary);
+  return `${typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : ''}${labelText(title, String(incident.id), TITLE_CHARS)}`;
 }
 
 function duration(ms: number): string {
@@ -80,7 +80,7 @@ function describe(incident: Json, notes: Json[], score: number | undefined): Sim
   const resolved = typeof incident.resolved_at === 'string' ? Date.parse(incident.resolved_at) : Number.NaN;
   const resolvedBy = incident.status === 'resolved' ? named(incident.last_status_change_by) : undefined;
   return {
-    incident: `${incidentLabel(incident)}${incident.status !== 'resolved' && typeof incident.status === 'string' ? `, ${incident.status}` : ''}`,
+    incident: `${incidentLabel(incident)}${incident.status !== 'resolved' && typeof incident.status === 'string' ? `, ${idText(incident.status)}` : ''}`,
     ...(typeof incident.created_at === 'string' ? { when: incident.created_at } : {}),
     ...(Number.isFinite(created) && Number.isFinite(resolved) ? { resolved_in: duration(resolved - created) } : {}),
     ...(resolvedBy ? { resolved_by: resolvedBy } : {}),
@@ -102,7 +102,7 @@ export async function findSimilarIncidents(args: FindSimilarIncidentsArgs, { dep
   const notesOf = async (id: string) => (await api.listPage('/incidents/{id}/notes', 'notes', {}, signal, { id }, `incident "${id}"`)).items;
   let note: string | undefined;
   const subjectService = idOf(subject?.service);
-  const similarTo = subject ? `${incidentLabel(subject)} on ${named(subject.service) ?? 'its service'}` : `text "${oneLine(args.text ?? '', TITLE_CHARS)}"${service ? ` on ${String(named(service))}` : ''}`;
+  const similarTo = subject ? `${incidentLabel(subject)} on ${named(subject.service) ?? 'its service'}` : `text ${quotedText(args.text ?? '', TITLE_CHARS)}${service ? ` on ${String(named(service))}` : ''}`;
 
   // The platform's own answer, for an incident on its own service.
   if (subject && (service === undefined || service.id === subjectService)) {
@@ -179,7 +179,7 @@ async function rankHere(args: FindSimilarIncidentsArgs, deps: IncidentOpsDeps, s
     .slice(0, args.limit);
   const incidents = await Promise.all(ranked.map(async ({ incident, score }) => describe(incident, await options.notesOf(String(incident.id)), Math.round(score * 100))));
   options.progress(3, 3, 'Read their notes');
-  const scope = serviceId ? `the resolved incidents of ${serviceId === idOf(subject?.service) ? String(named(subject?.service)) : `service ${serviceId}`}` : 'all resolved incidents';
+  const scope = serviceId ? `the resolved incidents of ${serviceId === idOf(subject?.service) ? String(named(subject?.service)) : `service ${idText(serviceId)}`}` : 'all resolved incidents';
   const days = Math.round((options.now - options.since) / DAY);
   return {
     ranked_by: `words shared with the ${subject ? "incident's title, service and alert summaries" : 'text'} (score 0 to 100), over ${candidates.length} of ${scope} in the last ${days} days`,

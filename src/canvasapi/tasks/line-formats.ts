@@ -1,0 +1,26 @@
+/**
+ * Every answer field of CanvasApi's task tools that holds a one-line format with platform text in
+ * it, and the format (docs/tasks.md, "Platform text in lines"). Platform text is quoted in them
+ * (core/tools/line-text.ts). `TEXT_FIELDS` hold one platform text alone, flattened. A test
+ * (test/line-forgery.test.ts) fills every platform text with random text and checks that each of
+ * these keeps its shape, and that no other answer field depends on platform text: a new format
+ * must be listed here.
+ */
+
+/** Answer path (`[]` an array's items) -> format. */
+export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'CanvasApi.ReadBoard': {
+    'frames[]': 'ID "title" x,y wxh',
+    'items[]': 'ID type x,y wxh [frame "title"] [#"tag" ...]: "text"',
+    'connectors[]': 'ID: from ["text"] -> to ["text"] [caption "caption"]',
+  },
+  'CanvasApi.CreateDiagram': {
+    placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ...',
+    'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+  },
+};
+
+/** Fields that hold one platform text alone: flattened to one line, not quoted. */
+export const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'CanvasApi.ReadBoard': ['board.name', 'board.description'],
+};
