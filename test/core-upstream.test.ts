@@ -1072,7 +1072,7 @@ test('ConcurrencyLimiter: FIFO grants, a cancelled waiter leaves the queue, rele
   assert.throws(() => new ConcurrencyLimiter(0), RangeError);
 });
 
-test('300 parallel requests never have more than maxConcurrentRequests in flight at the upstream', async (t) => {
+test('300 parallel requests of one caller never have more than its share of maxConcurrentRequests in flight at the upstream', async (t) => {
   let inFlight = 0;
   let maxInFlight = 0;
   let served = 0;
@@ -1101,8 +1101,9 @@ test('300 parallel requests never have more than maxConcurrentRequests in flight
   const results = await Promise.all(calls).finally(() => clearInterval(sampler));
   assert.equal(results.length, 300);
   assert.equal(served, 300);
-  assert.ok(maxInFlight <= 16, `at most 16 in flight (saw ${maxInFlight})`);
-  assert.equal(maxInFlight, 16, 'the cap is used');
+  // One caller holds at most 12 of the 16 slots: a quarter stays free for other callers (test/fair-share.test.ts).
+  assert.ok(maxInFlight <= 12, `at most 12 in flight for one caller (saw ${maxInFlight})`);
+  assert.equal(maxInFlight, 12, "the caller's share is used");
   assert.ok(maxQueued > 100, `the rest waited in the queue (at most ${maxQueued} at once)`);
   assert.deepEqual(client.stats().inFlight, 0);
 });

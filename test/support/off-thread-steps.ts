@@ -29,3 +29,14 @@ export function crash(): never {
 }
 
 export const notAFunction = 42;
+
+/**
+ * Blocks until the main thread lets job `job` go (test/fair-share.test.ts): counts itself started
+ * in `cells[0]`, writes its start order in `cells[1 + job]`, then waits on `cells[64 + job]`.
+ */
+export function hold(input: { cells: SharedArrayBuffer; job: number }): number {
+  const cells = new Int32Array(input.cells);
+  Atomics.store(cells, 1 + input.job, Atomics.add(cells, 0, 1) + 1);
+  while (Atomics.load(cells, 64 + input.job) === 0) Atomics.wait(cells, 64 + input.job, 0, 1000);
+  return input.job;
+}

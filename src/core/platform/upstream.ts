@@ -17,10 +17,11 @@
  *   upstream-options.ts; what observers (metrics) hear: upstream-observers.ts.
  *
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
- * queue in arrival order, ../concurrency.ts), and a request whose tool call has used up its budget
- * (the call's signal carries it, core/call-budget.ts) is refused before anything is sent. The
- * budget's deadline bounds every attempt (attempt.ts), backoff, retry and rate-limit wait: none
- * starts that the deadline would cut, and an attempt it cuts is reported so, never sent again.
+ * queue per caller, served round-robin across callers, ../concurrency.ts), and a request whose
+ * tool call has used up its budget (the call's signal carries it, core/call-budget.ts) is refused
+ * before anything is sent. The budget's deadline bounds every attempt (attempt.ts), backoff, retry
+ * and rate-limit wait: none starts that the deadline would cut, and an attempt it cuts is reported
+ * so, never sent again.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
@@ -137,9 +138,9 @@ export class UpstreamClient {
     this.holds = new RateLimitHolds({ now: this.now, minBackoffMs, maxBackoffMs, retryAfterSeconds: options.retryAfterSeconds });
     const env = options.env ?? process.env;
     this.maxResponseBytes = boundSetting(options.maxResponseBytes, env, UPSTREAM_ENV.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, this.platformName);
-    this.limiter = new ConcurrencyLimiter(
-      boundSetting(options.maxConcurrentRequests, env, UPSTREAM_ENV.maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS, this.platformName),
-    );
+    const slots = boundSetting(options.maxConcurrentRequests, env, UPSTREAM_ENV.maxConcurrentRequests, DEFAULT_MAX_CONCURRENT_REQUESTS, this.platformName);
+    // Shared fairly by callers; a request queue is cheap, so only a runaway caller is refused.
+    this.limiter = new ConcurrencyLimiter(slots, { name: `${this.platformName} requests`, maxWaitingPerCaller: 64 * slots, maxWaitingPerGroup: 128 * slots, maxWaiting: 512 * slots });
     this.headers = new RequestHeaders(options);
     this.failures = new FailureDescriber(options, this.timeoutMs, this.logger);
     const send = options.fetch ? fetchSend(options.fetch) : nodeSend;
@@ -276,7 +277,7 @@ export class UpstreamClient {
   }
 
   /**
-   * One attempt in its turn: waits for a slot (FIFO), then for the end of any rate-limit wait of
+   * One attempt in its turn: waits for a slot (its caller's turn), then for the end of any rate-limit wait of
    * this client, then sends. The slot is held from sending until the answer is read.
    */
   private async attemptInTurn(
@@ -289,7 +290,8 @@ export class UpstreamClient {
     const signal = ctx.req.signal;
     let release: () => void;
     try {
-      release = await this.limiter.acquire(signal);
+      // A second attempt is work under way: it waits its turn but is never refused.
+      release = await this.limiter.acquire(signal, { neverRefuse: attempt > 1 });
     } catch (error) {
       if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
       throw error;

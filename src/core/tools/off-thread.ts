@@ -2,9 +2,11 @@
  * CPU-heavy steps off the event loop. A step is a pure function exported by a module of its own;
  * `runOffThread` runs it in a fresh worker thread (off-thread-worker.ts) with a time limit and a
  * heap limit, so that while it computes, the process goes on answering other calls and probes.
- * Workers are few (one fewer than the cores, at most 2, at least 1); further steps wait in a FIFO
- * queue of bounded length and time, which a cancelled call leaves at once. A cancelled call
- * also stops its running worker. Every failure is a ToolError: past a limit, an invalid_input
+ * Workers are few (one fewer than the cores, at most 2, at least 1) and shared fairly by callers
+ * (../concurrency.ts): further steps wait in their caller's queue, of bounded length and time, and
+ * workers go round-robin across callers. A small step (the caller says so: a layout of a few nodes)
+ * runs in a lane of its own, so it never waits behind big ones. A cancelled call, or one whose
+ * client hung up, leaves the queue at once and stops its running worker. Every failure is a ToolError: past a limit, an invalid_input
  * naming what to reduce (the step says what); cancelled; the server too busy; or the step's own.
  *
  * Both builds find the files beside the code that names them: tsc's build keeps the source tree,
@@ -35,12 +37,25 @@ export const DEFAULT_STEP_LIMITS = { timeoutMs: 30_000, maxMemoryMb: 256 } as co
 export const OFF_THREAD_TIMEOUT_ENV = 'TOOLSERVERS_OFF_THREAD_TIMEOUT_MS';
 
 export interface OffThreadPoolOptions {
-  /** Workers running at once. */
+  /** Workers running big steps at once. */
   workers: number;
-  /** Steps waiting for a worker at most; one more is refused as busy. */
+  /** Steps waiting for a worker at most, from all callers; one more is refused as busy. */
   maxWaiting: number;
+  /** Steps one caller may have waiting (default 8, at most maxWaiting); one more is refused, naming it. */
+  maxWaitingPerCaller?: number;
   /** How long a step may wait for a worker before it is refused as busy. */
   maxWaitMs: number;
+  /** Workers of the small steps' own lane (default 2). */
+  smallWorkers?: number;
+}
+
+/** How one step is run. */
+export interface OffThreadRunOptions {
+  /**
+   * A step known to be small (quick to compute, whatever the input's shape says: the tool decides,
+   * never the client): it runs in the small lane, never behind big steps.
+   */
+  small?: boolean;
 }
 
 /** What the worker posts back: the function's value, or its error described. */
@@ -49,25 +64,34 @@ export type WorkerAnswer = { ok: true; value: unknown } | { ok: false; toolError
 const WORKER_FILE = new URL('./off-thread-worker.js', import.meta.url);
 
 export class OffThreadPool {
-  private readonly slots: ConcurrencyLimiter;
+  private readonly big: ConcurrencyLimiter;
+  private readonly small: ConcurrencyLimiter;
   private readonly options: OffThreadPoolOptions;
 
   constructor(options: OffThreadPoolOptions) {
     this.options = options;
-    this.slots = new ConcurrencyLimiter(options.workers);
+    const maxWaitingPerCaller = Math.min(options.maxWaiting, options.maxWaitingPerCaller ?? 8);
+    const share = { name: 'computations (layouts and other heavy steps)', maxWaitingPerCaller, maxWaitingPerGroup: Math.min(options.maxWaiting, 2 * maxWaitingPerCaller), maxWaiting: options.maxWaiting };
+    this.big = new ConcurrencyLimiter(options.workers, share);
+    this.small = new ConcurrencyLimiter(options.smallWorkers ?? 2, share);
   }
 
-  /** Workers running now, and steps waiting for one. */
+  /** Workers running now, and steps waiting for one (both lanes). */
   get load(): { running: number; waiting: number } {
-    return { running: this.slots.inFlight, waiting: this.slots.queued };
+    return { running: this.big.inFlight + this.small.inFlight, waiting: this.big.queued + this.small.queued };
+  }
+
+  /** Each lane's workers, those running now and the steps waiting. */
+  get lanes(): Record<'big' | 'small', { workers: number; running: number; waiting: number }> {
+    const lane = (slots: ConcurrencyLimiter) => ({ workers: slots.limit, running: slots.inFlight, waiting: slots.queued });
+    return { big: lane(this.big), small: lane(this.small) };
   }
 
   /** The step's value for this input; rejects with a ToolError. The worker is gone when it settles. */
-  async run<Input, Output>(step: OffThreadStep, input: Input, signal: AbortSignal): Promise<Output> {
+  async run<Input, Output>(step: OffThreadStep, input: Input, signal: AbortSignal, how: OffThreadRunOptions = {}): Promise<Output> {
     if (signal.aborted) throw cancelled(step);
     const timeoutMs = stepTimeout(step);
-    if (this.slots.queued >= this.options.maxWaiting) throw busy(step, this.options);
-    const release = await this.waitForWorker(step, signal);
+    const release = await this.waitForWorker(how.small ? this.small : this.big, step, signal);
     try {
       return (await runInWorker(step, input, signal, timeoutMs)) as Output;
     } finally {
@@ -75,15 +99,18 @@ export class OffThreadPool {
     }
   }
 
-  private async waitForWorker(step: OffThreadStep, signal: AbortSignal): Promise<() => void> {
+  private async waitForWorker(lane: ConcurrencyLimiter, step: OffThreadStep, signal: AbortSignal): Promise<() => void> {
     const waiting = new AbortController();
     const stopWaiting = () => waiting.abort();
     signal.addEventListener('abort', stopWaiting, { once: true });
     const timer = setTimeout(stopWaiting, this.options.maxWaitMs);
     try {
-      return await this.slots.acquire(waiting.signal);
-    } catch {
-      throw signal.aborted ? cancelled(step) : busy(step, this.options);
+      return await lane.acquire(waiting.signal);
+    } catch (error) {
+      if (signal.aborted) throw cancelled(step);
+      // Over the caller's share: the limiter's refusal says what to reduce.
+      if (error instanceof ToolError) throw new ToolError({ ...error.details, message: `Not computing ${step.what}: ${error.message}` });
+      throw busy(step, this.options, lane.limit);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', stopWaiting);
@@ -95,12 +122,12 @@ let sharedPool: OffThreadPool | undefined;
 
 /** The process's pool: every server and call shares the cores. */
 export function offThreadPool(): OffThreadPool {
-  return (sharedPool ??= new OffThreadPool({ workers: Math.max(1, Math.min(2, availableParallelism() - 1)), maxWaiting: 16, maxWaitMs: 60_000 }));
+  return (sharedPool ??= new OffThreadPool({ workers: Math.max(1, Math.min(2, availableParallelism() - 1)), maxWaiting: 64, maxWaitingPerCaller: 8, maxWaitMs: 60_000 }));
 }
 
-/** Runs `step` on `input` in a worker of the process's pool (see OffThreadPool.run). */
-export function runOffThread<Input, Output>(step: OffThreadStep, input: Input, signal: AbortSignal): Promise<Output> {
-  return offThreadPool().run<Input, Output>(step, input, signal);
+/** Runs `step` on `input` in a worker of the process's pool (see OffThreadPool.run); `how.small` for a step known to be small. */
+export function runOffThread<Input, Output>(step: OffThreadStep, input: Input, signal: AbortSignal, how?: OffThreadRunOptions): Promise<Output> {
+  return offThreadPool().run<Input, Output>(step, input, signal, how);
 }
 
 function stepTimeout(step: OffThreadStep): number {
@@ -169,10 +196,10 @@ function cancelled(step: OffThreadStep): ToolError {
   return new ToolError({ kind: 'cancelled', message: `The call was cancelled while computing ${step.what}; nothing was sent.` });
 }
 
-function busy(step: OffThreadStep, options: OffThreadPoolOptions): ToolError {
+function busy(step: OffThreadStep, options: OffThreadPoolOptions, workers: number): ToolError {
   return new ToolError({
     kind: 'unavailable',
-    message: `The server is busy computing for other calls (${options.workers} at a time, ${options.maxWaiting} waiting at most, for ${formatSeconds(options.maxWaitMs)}), so ${step.what} was not computed; nothing was sent.`,
+    message: `The server is busy computing for other calls (${workers} at a time, waiting ${formatSeconds(options.maxWaitMs)} at most), so ${step.what} was not computed; nothing was sent.`,
     nextStep: 'Call again in a few seconds.',
     retryAfterSeconds: 5,
   });

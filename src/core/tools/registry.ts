@@ -1,5 +1,6 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { currentHangUp } from '../caller.js';
 import { newRequestId, requestIdOf, tagRequest, type Logger } from '../logger.js';
 import { toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { fitResult } from './result-budget.js';
@@ -216,7 +217,10 @@ export function buildMcpServer(view: ToolView): McpServer {
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(params.name));
     // Over HTTP serve.ts has put the request's ID on the request; on stdio each call gets one.
     const requestId = ctx.http?.req?.headers.get('x-request-id') ?? newRequestId();
-    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, ctx.mcpReq.signal, progressReporter(ctx), requestId);
+    // A client that hangs up ends its call (its queued work leaves every queue), whatever the protocol layer does.
+    const hangUp = currentHangUp();
+    const signal = hangUp ? AbortSignal.any([ctx.mcpReq.signal, hangUp]) : ctx.mcpReq.signal;
+    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
     return protocol.projectCallToolResult(result, outputJsonSchema(tool));
   });
   return mcp;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FULL_RECORDS_HEADER } from '../../tools/record-detail.js';
 import { CHOICE_SOURCES } from '../../tools/request-choices.js';
+import { CALLER_HEADER } from './caller-key.js';
 import { isAllowedOrigin, type AllowedOrigins } from './origins.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -24,6 +25,7 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
   ...Object.values(CHOICE_SOURCES).map((source) => source.header),
   FULL_RECORDS_HEADER,
   REQUEST_ID_HEADER,
+  CALLER_HEADER,
 ];
 
 /** Response headers a browser client may read besides the CORS-safelisted ones. */

@@ -6,12 +6,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import { runAsCaller } from '../../caller.js';
 import type { Logger } from '../../logger.js';
+import { currentIdentity } from '../../platform/request-identity.js';
 import { SelectionError } from '../../tools/names.js';
 import { fullRecordsFromHeaders, withRequestedFullRecords } from '../../tools/record-detail.js';
 import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from '../../tools/registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from '../../tools/request-choices.js';
 import { answerInternalError, errorText, sendJson } from './answers.js';
+import { callerOf, callerScope } from './caller-key.js';
 import { requestLog } from './request-id.js';
 import type { MountMatch } from './mount-paths.js';
 
@@ -67,8 +70,9 @@ export function choosesNothing(req: IncomingMessage, segments: readonly string[]
 
 /**
  * One MCP request, authenticated, to the SDK handler of the view it chooses (answered 400 when it
- * chooses unknown names). The client's key or token is for this server only: it is removed first,
- * so that it never reaches a platform.
+ * chooses unknown names), as its caller (caller-key.ts; 400 for a malformed X-Toolservers-Caller).
+ * The client's key or token is for this server only: it is removed first, so that it never reaches
+ * a platform.
  */
 export function dispatchMcp(dispatch: McpDispatch, req: IncomingMessage, res: ServerResponse, path: string, match: HttpMountMatch): void {
   delete req.headers.authorization;
@@ -83,7 +87,13 @@ export function dispatchMcp(dispatch: McpDispatch, req: IncomingMessage, res: Se
     sendJson(res, 400, { error: error.message });
     return;
   }
-  withRequestedFullRecords(fullRecords, () => handlerFor(dispatch, view, path)(req, res)).catch((error: unknown) => {
+  // Who the call is for (its share of every shared pool), and its hang-up: a call ends with its connection.
+  const caller = callerOf(req, currentIdentity()?.userKey);
+  if ('refused' in caller) {
+    sendJson(res, 400, { error: caller.refused });
+    return;
+  }
+  runAsCaller(callerScope(caller, res), () => withRequestedFullRecords(fullRecords, () => handlerFor(dispatch, view, path)(req, res))).catch((error: unknown) => {
     answerInternalError(requestLog(dispatch.logger, req), res, { path, err: errorText(error) }, 'MCP request failed');
   });
 }

@@ -1,0 +1,49 @@
+/**
+ * Who a call is for, carried through everything it awaits (AsyncLocalStorage), so that every pool
+ * users share (concurrency.ts: platform request slots, layout workers, any pool added later) can
+ * give each caller its share without the pool's users passing anything.
+ *
+ * A caller is two keys. `group` is what an attacker cannot multiply cheaply: the signed-in user in
+ * OAuth mode, the client's network address (IPv6 by its /64) in key mode, `local` on stdio. `member`
+ * tells apart the clients of one group (X-Toolservers-Caller, checked in serving): a proxy's users,
+ * or one user's agents. Pools share slots fairly across groups first, then across a group's members,
+ * so that inventing members never buys more than one group's share.
+ *
+ * The scope also carries the signal of the client hanging up (HTTP), so that a tool call ends
+ * with its connection whatever the protocol layer does (tools/registry.ts).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface Caller {
+  /** The unit of fairness: a user, a network address, the local process. */
+  group: string;
+  /** One client within the group (equal to `group` when the client names none). */
+  member: string;
+}
+
+export interface CallerScope {
+  caller: Caller;
+  /** Aborts when the client goes away before its answer is sent (an HTTP connection closed). */
+  hangUp?: AbortSignal;
+}
+
+/** stdio, `call`, and work started outside any request: one caller, the process's user. */
+export const LOCAL_CALLER: Readonly<Caller> = Object.freeze({ group: 'local', member: 'local' });
+
+const scopes = new AsyncLocalStorage<CallerScope>();
+
+/** Runs `work` (and everything it awaits) as this caller. */
+export function runAsCaller<T>(scope: CallerScope, work: () => T): T {
+  return scopes.run(scope, work);
+}
+
+/** The caller of the work running now; LOCAL_CALLER outside any request. */
+export function currentCaller(): Caller {
+  return scopes.getStore()?.caller ?? LOCAL_CALLER;
+}
+
+/** The signal of the current client hanging up, when its transport has one. */
+export function currentHangUp(): AbortSignal | undefined {
+  return scopes.getStore()?.hangUp;
+}
+
