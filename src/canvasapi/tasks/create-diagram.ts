@@ -326,8 +326,8 @@ const sizeOf = (node: PlanNode) => (node.shape === 'sticky_note' ? STICKY_SIZE :
 
 /**
  * Centres and sizes relative to the diagram's top-left corner, its frames' boxes, and the edges
- * the flow layout left out. Subgraphs are laid out by dagre as boxes of their own (a cluster
- * each, with its padding); a frame_title frame wraps the whole diagram with FRAME_PADDING.
+ * the flow layout left out. Subgraphs are laid out as boxes of their own (dagre's clusters, or
+ * each on its own: diagram-work.ts); a frame_title frame wraps the whole diagram with FRAME_PADDING.
  */
 async function layOut(plan: Plan, signal: AbortSignal): Promise<{ placed: Placed[]; frameBoxes: FrameBox[]; leftOut: number[]; layoutFallback?: string }> {
   let placed: Placed[];

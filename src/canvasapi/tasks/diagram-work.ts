@@ -8,8 +8,8 @@
  * ranking (network simplex) costs about nodes x (nodes + edges) per round, and takes rounds in
  * proportion to the nodes; past SIMPLEX_PRODUCT the plan asks dagre for its tight-tree ranker,
  * which stops after the first feasible ranking. The weights below are CPU microseconds on the
- * reference 2-core machine, fitted by bench/layout-bounds.ts (docs/performance.md), as the worst
- * over its shapes; WORK_LIMIT keeps every accepted layout near 1 s of CPU, about 2 s on a busy core.
+ * reference 2-core machine, fitted by bench/layout-bounds.ts (docs/performance.md), with a margin
+ * over its shapes; WORK_LIMIT keeps every accepted layout near 0.8 s of CPU, about 2 s on a busy core.
  *
  * Subgraphs: dagre's clusters are slow (border nodes on every rank a cluster spans) and can fail
  * ("Not possible to find intersection inside of the rectangle") when edges cross them. They are
