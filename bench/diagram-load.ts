@@ -60,7 +60,7 @@ async function child(variant: Variant): Promise<void> {
   while ((await lines.next()).value !== 'go');
   const started = performance.now();
   let note = '';
-  if (variant === 'main-layout') note = `${layOutFlow({ ...input, bendPointLimit: Number.POSITIVE_INFINITY }).leftOut.length} edges left out`;
+  if (variant === 'main-layout') note = `${layOutFlow({ ...input, bendPointLimit: Number.POSITIVE_INFINITY, workLimit: Number.POSITIVE_INFINITY }).leftOut.length} edges left out`;
   if (variant === 'off-thread-layout') note = `${(await runOffThread<FlowLayoutInput, FlowLayout>(step, input, new AbortController().signal)).leftOut.length} edges left out`;
   if (variant === 'small-main-layout') note = `${layOutFlow(smallLayoutInput()).centres.length} nodes`;
   if (variant === 'small-off-thread-layout') note = `${(await runOffThread<FlowLayoutInput, FlowLayout>(step, smallLayoutInput(), new AbortController().signal)).centres.length} nodes`;

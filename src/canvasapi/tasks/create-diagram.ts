@@ -17,6 +17,7 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import type { FlowLayout, FlowLayoutInput } from './diagram-layout.js';
+import { isSmallLayout, LayoutTooBig, overBoundIssue, planLayout } from './diagram-work.js';
 import { isExisting, planOf, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
 import { placeBeside } from './diagram-placement.js';
 import type { BoardGet } from './board-tags.js';
@@ -84,6 +85,8 @@ interface Drawn {
   notSentNodes: string[];
   notSentEdges: number[];
   leftOut: number[];
+  /** How the layout fell back, when it did. */
+  layoutFallback?: string;
 }
 
 type Create = (path: string, body: unknown) => Promise<unknown>;
@@ -97,7 +100,7 @@ interface Anchoring {
 
 export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   const plan = planOf(args);
-  const { placed, frameBoxes, leftOut } = await layOut(plan, context.signal);
+  const { placed, frameBoxes, leftOut, layoutFallback } = await layOut(plan, context.signal);
   const { client } = context.deps;
   const { signal } = context;
   const boardId = args.board_id;
@@ -107,7 +110,7 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   const get: BoardGet = async (path, query, pageSignal, pathParams = {}) =>
     (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel: label })).data;
   const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal);
-  const drawn: Drawn = { frames: plan.frames.map(() => undefined), itemOf: new Map(), connectorOf: plan.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut };
+  const drawn: Drawn = { frames: plan.frames.map(() => undefined), itemOf: new Map(), connectorOf: plan.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut, ...(layoutFallback ? { layoutFallback } : {}) };
   const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
@@ -270,10 +273,13 @@ function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: An
     ...(anchoring.note ? { placed: anchoring.note } : {}),
     ...(plan.notes.length ? { not_drawn: plan.notes.length > 10 ? [...plan.notes.slice(0, 10), `and ${plan.notes.length - 10} more`] : plan.notes } : {}),
   };
+  const notes: string[] = [];
   if (leftOut.length) {
     const named = leftOut.slice(0, 10).map((index) => `edges[${index}]`).join(', ') + (leftOut.length > 10 ? ', ...' : '');
-    result.layout_note = `${leftOut.length} edge${leftOut.length === 1 ? '' : 's'} crossing many ranks (${named}) did not shape the layout, which keeps it fast; they are drawn all the same.`;
+    notes.push(`${leftOut.length} edge${leftOut.length === 1 ? '' : 's'} crossing many ranks (${named}) did not shape the layout, which keeps it fast; they are drawn all the same.`);
   }
+  if (drawn.layoutFallback) notes.push(drawn.layoutFallback);
+  if (notes.length) result.layout_note = notes.join(' ');
   if (!complete) {
     result.failed = failed;
     if (notSentNodes.length || notSentEdges.length) {
@@ -325,13 +331,14 @@ const sizeOf = (node: PlanNode) => (node.shape === 'sticky_note' ? STICKY_SIZE :
 
 /**
  * Centres and sizes relative to the diagram's top-left corner, its frames' boxes, and the edges
- * the flow layout left out. Subgraphs are laid out by dagre as boxes of their own (a cluster
- * each, with its padding); a frame_title frame wraps the whole diagram with FRAME_PADDING.
+ * the flow layout left out. Subgraphs are laid out as boxes of their own (dagre's clusters, or
+ * each on its own: diagram-work.ts); a frame_title frame wraps the whole diagram with FRAME_PADDING.
  */
-async function layOut(plan: Plan, signal: AbortSignal): Promise<{ placed: Placed[]; frameBoxes: FrameBox[]; leftOut: number[] }> {
+async function layOut(plan: Plan, signal: AbortSignal): Promise<{ placed: Placed[]; frameBoxes: FrameBox[]; leftOut: number[]; layoutFallback?: string }> {
   let placed: Placed[];
   let groupBoxes: FrameBox[] = [];
   let leftOut: number[] = [];
+  let layoutFallback: string | undefined;
   if (plan.layout === 'grid') {
     const columns = Math.ceil(Math.sqrt(plan.nodes.length));
     const cell = { width: Math.max(...plan.nodes.map((n) => sizeOf(n).width)) + GAP.node, height: Math.max(...plan.nodes.map((n) => sizeOf(n).height)) + GAP.node };
@@ -347,15 +354,29 @@ async function layOut(plan: Plan, signal: AbortSignal): Promise<{ placed: Placed
       rankGap: GAP.rank,
       ...(plan.framesAreGroups ? { groups: plan.nodes.map((node) => node.frame), groupCount: plan.frames.length } : {}),
     };
-    const layout = await runOffThread<FlowLayoutInput, FlowLayout>(FLOW_LAYOUT, input, signal);
+    refuseOverBound(plan, input);
+    // A layout of a few nodes runs in the small lane, never behind another caller's big ones.
+    const layout = await runOffThread<FlowLayoutInput, FlowLayout>(FLOW_LAYOUT, input, signal, { small: isSmallLayout(input) });
+    layoutFallback = layout.fallback;
     const indexOf = new Map(inner.map((edge, index) => [index, plan.edges.indexOf(edge)]));
     leftOut = layout.leftOut.map((index) => indexOf.get(index)!);
     placed = plan.nodes.map((node, index) => ({ node, ...sizeOf(node), ...layout.centres[index]! }));
     groupBoxes = layout.groupBoxes;
   }
-  if (plan.framesAreGroups || !plan.frames.length) return { placed, frameBoxes: groupBoxes, leftOut };
+  const fallback = layoutFallback ? { layoutFallback } : {};
+  if (plan.framesAreGroups || !plan.frames.length) return { placed, frameBoxes: groupBoxes, leftOut, ...fallback };
   // The frame_title frame: the diagram inside it, FRAME_PADDING from each side.
   const width = Math.max(...placed.map((p) => p.x + p.width / 2)) + 2 * FRAME_PADDING;
   const height = Math.max(...placed.map((p) => p.y + p.height / 2)) + 2 * FRAME_PADDING;
-  return { placed: placed.map((p) => ({ ...p, x: p.x + FRAME_PADDING, y: p.y + FRAME_PADDING })), frameBoxes: [{ x: width / 2, y: height / 2, width, height }], leftOut };
+  return { placed: placed.map((p) => ({ ...p, x: p.x + FRAME_PADDING, y: p.y + FRAME_PADDING })), frameBoxes: [{ x: width / 2, y: height / 2, width, height }], leftOut, ...fallback };
+}
+
+/** The layout's work counted before any worker runs (diagram-work.ts): past its bound, refused, nothing sent. */
+function refuseOverBound(plan: Plan, input: FlowLayoutInput): void {
+  try {
+    planLayout(input);
+  } catch (error) {
+    if (!(error instanceof LayoutTooBig)) throw error;
+    throw ToolError.invalidInput([overBoundIssue(error, plan.source, plan.framesAreGroups && plan.frames.length > 0)]);
+  }
 }

@@ -1,182 +1,196 @@
 /**
- * CreateDiagram's flow layout: dagre's layered layout, its work bounded first. A pure function,
+ * CreateDiagram's flow layout: dagre's layered layout, following the plan diagram-work.ts makes
+ * (which layout, which edges left out, which ranker), its work bounded first. A pure function,
  * run in a worker thread (core/tools/off-thread.ts), so dagre never loads on the main thread.
  *
- * dagre's time and memory grow with the bend points it adds: one per rank an edge crosses after
- * the first (dagre doubles every edge's length, so each has at least one). A few edges back up a
- * long flow add tens of thousands (200 nodes with 400 edges: 60,000, 30 s and a gigabyte). So the
- * layout first bounds their number, following dagre's own first steps: the edges that go against
- * its depth-first walk are reversed, then ranks by longest path bound the ranks dagre reaches
- * (its ranking minimises the total length). Past BEND_POINT_LIMIT, the edge that crosses the most
- * ranks is left out of the layout (it is drawn all the same), and the next, until within the
- * limit. Within it, the layout is dagre's of the whole graph, as before.
+ * Within the bounds, a diagram without subgraphs is dagre's layout of the whole graph, as before.
+ * Past them, the edges that cross the most ranks are left out of the layout (drawn all the same).
+ * Subgraphs are dagre's clusters when small; else, or when dagre fails on them, each is laid out
+ * on its own and placed as a box ("boxes"). Should dagre fail on a flat layout too, its nodes are
+ * placed in rows by the ranks counted for the plan: the caller gets a drawing, never dagre's error.
  */
 import { Graph, layout } from '@dagrejs/dagre';
+import { planLayout, type LayoutPlan, type Piece, type WorkInput } from './diagram-work.js';
 
-export interface FlowLayoutInput {
+export { BEND_POINT_LIMIT, WORK_LIMIT, isSmallLayout } from './diagram-work.js';
+
+export interface FlowLayoutInput extends WorkInput {
   nodes: { id: string; width: number; height: number }[];
   edges: { from: string; to: string }[];
   direction: 'TB' | 'BT' | 'LR' | 'RL';
-  /** Each node's group (a subgraph, drawn as a frame) by index, if any: dagre lays each group out as a box of its own. */
+  /** Each node's group (a subgraph, drawn as a frame) by index, if any. */
   groups?: (number | undefined)[];
   groupCount?: number;
   nodeGap: number;
   rankGap: number;
-  /** Default BEND_POINT_LIMIT. */
-  bendPointLimit?: number;
 }
 
 export interface FlowLayout {
   /** Node centres in input order, relative to the diagram's top-left corner. */
   centres: { x: number; y: number }[];
-  /** Indices of the edges left out of the layout to stay within BEND_POINT_LIMIT, ascending. */
+  /** Indices of the edges left out of the layout to stay within its bounds, ascending. */
   leftOut: number[];
   /** Each group's box (centre and size), from the same corner. */
   groupBoxes: { x: number; y: number; width: number; height: number }[];
+  /** How the layout differs from dagre's of the whole diagram, when it does (a short note). */
+  fallback?: string;
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /** A group's key in dagre's graph: apart from every node id (which never holds a NUL). */
 const groupKey = (index: number) => `\u0000group ${index}`;
 
-/** Bend points dagre may add: about 2 s of layout on one busy core, 150 MB. */
-export const BEND_POINT_LIMIT = 3_000;
-
 /** The graph methods used here (dagre's own types name the graphlib it bundles, which does not resolve). */
 interface LayoutGraph {
-  nodes(): string[];
-  outEdges(id: string): { v: string; w: string; name?: string }[] | undefined;
-  node(id: string): { x: number; y: number };
-  removeEdge(from: string, to: string, name: string): void;
+  node(id: string): Box;
+  setParent(id: string, parent: string): void;
 }
 
 export function layOutFlow(input: FlowLayoutInput): FlowLayout {
+  const plan = planLayout(input);
+  if (plan.mode === 'flat') {
+    const { centres, failed } = layOutPiece(input, plan.pieces[0]!, (node) => input.nodes[node]!);
+    return finish(input, centres, [], plan.leftOut, failed ? ROWS_NOTE : undefined);
+  }
+  if (plan.mode === 'clusters') {
+    try {
+      return layOutClusters(input);
+    } catch (error) {
+      const boxes = layOutBoxes(input, plan.fallback!);
+      return { ...boxes, fallback: joinNotes(`dagre could not lay the subgraphs out together (${messageOf(error)}), so each subgraph was laid out on its own and placed as a box.`, boxes.fallback) };
+    }
+  }
+  const boxes = layOutBoxes(input, plan);
+  return { ...boxes, fallback: joinNotes(`Each subgraph was laid out on its own and placed as a box (${plan.boxesBecause ?? 'subgraphs laid out together take long'}).`, boxes.fallback) };
+}
+
+const ROWS_NOTE = 'dagre could not lay part of the diagram out, so its nodes were placed in rows by rank.';
+
+const joinNotes = (...notes: (string | undefined)[]) => notes.filter(Boolean).join(' ') || undefined;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 100);
+
+/** dagre's compound layout: each group a cluster, laid out as a box within the one layout. */
+function layOutClusters(input: FlowLayoutInput): FlowLayout {
   const groupCount = input.groupCount ?? 0;
-  const graph = new Graph({ multigraph: true, compound: groupCount > 0 });
-  graph.setGraph({ rankdir: input.direction, nodesep: input.nodeGap, ranksep: input.rankGap, marginx: 0, marginy: 0 });
-  graph.setDefaultEdgeLabel(() => ({}));
+  const graph = newGraph(input, true);
   for (const node of input.nodes) graph.setNode(node.id, { width: node.width, height: node.height });
   for (let group = 0; group < groupCount; group++) graph.setNode(groupKey(group), {});
   input.nodes.forEach((node, index) => {
     const group = input.groups?.[index];
-    if (group !== undefined) (graph as unknown as { setParent(id: string, parent: string): void }).setParent(node.id, groupKey(group));
+    if (group !== undefined) (graph as unknown as LayoutGraph).setParent(node.id, groupKey(group));
   });
   input.edges.forEach((edge, index) => graph.setEdge(edge.from, edge.to, {}, String(index)));
-  const leftOut = edgesToLeaveOut(graph as LayoutGraph, input.edges.length, input.bendPointLimit ?? BEND_POINT_LIMIT);
-  for (const index of leftOut) graph.removeEdge(input.edges[index]!.from, input.edges[index]!.to, String(index));
   layout(graph);
-  const at = input.nodes.map((node) => (graph as LayoutGraph).node(node.id));
-  const boxes = Array.from({ length: groupCount }, (_, group) => (graph as LayoutGraph).node(groupKey(group)) as { x: number; y: number; width: number; height: number });
+  const at = input.nodes.map((node) => (graph as unknown as LayoutGraph).node(node.id));
+  const boxes = Array.from({ length: groupCount }, (_, group) => (graph as unknown as LayoutGraph).node(groupKey(group)));
+  return finish(input, at, boxes, [], undefined);
+}
+
+function newGraph(input: FlowLayoutInput, compound: boolean, ranker?: Piece['ranker']): Graph {
+  const graph = new Graph({ multigraph: true, compound });
+  // The default ranker (network simplex) is left unnamed: the layout is then exactly dagre's default.
+  graph.setGraph({ rankdir: input.direction, nodesep: input.nodeGap, ranksep: input.rankGap, marginx: 0, marginy: 0, ...(ranker === 'tight-tree' ? { ranker } : {}) });
+  graph.setDefaultEdgeLabel(() => ({}));
+  return graph;
+}
+
+/**
+ * One flat dagre layout of a piece: its members' centres (dagre's coordinates). If dagre fails,
+ * the members in rows by the ranks the plan counted (`failed`).
+ */
+function layOutPiece(input: FlowLayoutInput, piece: Piece, sizeOf: (member: number) => { width: number; height: number }): { centres: Box[]; failed: boolean } {
+  const ids = piece.members.map((member) => (member >= 0 ? input.nodes[member]!.id : groupKey(-1 - member)));
+  const sizes = piece.members.map((member) => ({ width: sizeOf(member).width, height: sizeOf(member).height }));
+  const graph = newGraph(input, false, piece.ranker);
+  ids.forEach((id, index) => graph.setNode(id, { ...sizes[index]! }));
+  const left = new Set(piece.leftOut);
+  piece.edges.forEach((edge, index) => {
+    if (!left.has(index)) graph.setEdge(ids[edge.from]!, ids[edge.to]!, {}, String(index));
+  });
+  try {
+    layout(graph);
+    return { centres: ids.map((id, index) => ({ x: (graph as unknown as LayoutGraph).node(id).x, y: (graph as unknown as LayoutGraph).node(id).y, ...sizes[index]! })), failed: false };
+  } catch {
+    return { centres: inRows(input, piece, sizes), failed: true };
+  }
+}
+
+/** Members in rows (columns for LR, RL) by rank, in input order: no dagre, never fails. */
+function inRows(input: FlowLayoutInput, piece: Piece, sizes: { width: number; height: number }[]): Box[] {
+  const across = input.direction === 'LR' || input.direction === 'RL';
+  const rankOf = [...new Set(piece.ranks)].sort((a, b) => a - b);
+  const row = new Map(rankOf.map((rank, index) => [rank, index]));
+  const along = (s: { width: number; height: number }) => (across ? s.height : s.width);
+  const deep = (s: { width: number; height: number }) => (across ? s.width : s.height);
+  const depth = Math.max(...sizes.map(deep)) + input.rankGap;
+  const filled = new Map<number, number>();
+  return piece.members.map((_, index) => {
+    const r = row.get(piece.ranks[index]!)!;
+    const at = filled.get(r) ?? 0;
+    filled.set(r, at + along(sizes[index]!) + input.nodeGap);
+    const a = at + along(sizes[index]!) / 2;
+    const d = (input.direction === 'BT' || input.direction === 'RL' ? rankOf.length - 1 - r : r) * depth;
+    return { ...(across ? { x: d, y: a } : { x: a, y: d }), ...sizes[index]! };
+  });
+}
+
+/** Room between a subgraph's box (its frame) and its nodes, each side. */
+const BOX_PADDING = 60;
+
+/** Each group laid out on its own; then the top level, each group a box of its layout's size; then the groups placed in their boxes. */
+function layOutBoxes(input: FlowLayoutInput, plan: LayoutPlan): FlowLayout {
+  const groupCount = input.groupCount ?? 0;
+  const centres: Box[] = input.nodes.map(() => ({ x: 0, y: 0, width: 0, height: 0 }));
+  const inner: Box[] = [];
+  let failed = false;
+  for (let group = 0; group < groupCount; group++) {
+    const piece = plan.pieces[group]!;
+    const laid = layOutPiece(input, piece, (member) => input.nodes[member]!);
+    failed ||= laid.failed;
+    const left = Math.min(...laid.centres.map((c) => c.x - c.width / 2));
+    const top = Math.min(...laid.centres.map((c) => c.y - c.height / 2));
+    const right = Math.max(...laid.centres.map((c) => c.x + c.width / 2));
+    const bottom = Math.max(...laid.centres.map((c) => c.y + c.height / 2));
+    const empty = !piece.members.length;
+    inner.push(empty ? { x: 0, y: 0, width: 2 * BOX_PADDING, height: 2 * BOX_PADDING } : { x: left, y: top, width: right - left + 2 * BOX_PADDING, height: bottom - top + 2 * BOX_PADDING });
+    // Relative to the box's top-left corner for now.
+    piece.members.forEach((member, index) => {
+      const c = laid.centres[index]!;
+      centres[member] = { ...c, x: c.x - left + BOX_PADDING, y: c.y - top + BOX_PADDING };
+    });
+  }
+  const top = layOutPiece(input, plan.pieces[groupCount]!, (member) => (member >= 0 ? input.nodes[member]! : inner[-1 - member]!));
+  failed ||= top.failed;
+  const boxes: Box[] = [];
+  plan.pieces[groupCount]!.members.forEach((member, index) => {
+    const c = top.centres[index]!;
+    if (member >= 0) centres[member] = c;
+    else boxes[-1 - member] = c;
+  });
+  input.nodes.forEach((_, node) => {
+    const group = input.groups?.[node];
+    if (group === undefined) return;
+    const box = boxes[group]!;
+    centres[node] = { ...centres[node]!, x: centres[node]!.x + box.x - box.width / 2, y: centres[node]!.y + box.y - box.height / 2 };
+  });
+  return finish(input, centres, boxes, plan.leftOut, failed ? ROWS_NOTE : undefined);
+}
+
+/** Centres and boxes from the diagram's top-left corner. */
+function finish(input: FlowLayoutInput, at: { x: number; y: number }[], boxes: Box[], leftOut: number[], fallback: string | undefined): FlowLayout {
   const left = Math.min(...input.nodes.map((node, i) => at[i]!.x - node.width / 2), ...boxes.map((b) => b.x - b.width / 2));
   const top = Math.min(...input.nodes.map((node, i) => at[i]!.y - node.height / 2), ...boxes.map((b) => b.y - b.height / 2));
   return {
     centres: at.map((p) => ({ x: p.x - left, y: p.y - top })),
-    leftOut: leftOut.sort((a, b) => a - b),
+    leftOut,
     groupBoxes: boxes.map((b) => ({ x: b.x - left, y: b.y - top, width: b.width, height: b.height })),
+    ...(fallback ? { fallback } : {}),
   };
-}
-
-/** The graph as dagre walks it: nodes in its order, each node's out-edges in its order, edges by index. */
-interface WalkOrder {
-  from: Int32Array;
-  to: Int32Array;
-  outEdges: number[][];
-}
-
-function walkOrder(graph: LayoutGraph, edgeCount: number): WalkOrder {
-  const ids = graph.nodes();
-  const indexOf = new Map(ids.map((id, index) => [id, index]));
-  const from = new Int32Array(edgeCount);
-  const to = new Int32Array(edgeCount);
-  const outEdges = ids.map((id) =>
-    (graph.outEdges(id) ?? []).map((edge) => {
-      const index = Number(edge.name);
-      from[index] = indexOf.get(edge.v)!;
-      to[index] = indexOf.get(edge.w)!;
-      return index;
-    }),
-  );
-  return { from, to, outEdges };
-}
-
-/** The edges to leave out, longest first, until the bend points are within the limit. */
-function edgesToLeaveOut(graph: LayoutGraph, edgeCount: number, limit: number): number[] {
-  const order = walkOrder(graph, edgeCount);
-  const kept = new Uint8Array(edgeCount).fill(1);
-  const leftOut: number[] = [];
-  for (;;) {
-    const spans = bendPointsPerEdge(order, kept);
-    let total = 0;
-    let longest = -1;
-    spans.forEach((span, index) => {
-      total += span;
-      if (kept[index] && (longest < 0 || span >= spans[longest]!)) longest = index;
-    });
-    if (total <= limit || longest < 0) return leftOut;
-    kept[longest] = 0;
-    leftOut.push(longest);
-  }
-}
-
-/**
- * At most how many bend points dagre gives each kept edge (0 for the others): dagre's acyclic
- * step (edges against its depth-first walk reversed), then the better of two longest-path
- * rankings, with dagre's minimum length of 2 ranks per edge.
- */
-function bendPointsPerEdge({ from, to, outEdges }: WalkOrder, kept: Uint8Array): Int32Array {
-  const nodeCount = outEdges.length;
-  const reversed = new Uint8Array(from.length);
-  // Depth-first, iteratively: 0 unseen, 1 on the path, 2 done. Finishing order, reversed, is topological.
-  const state = new Uint8Array(nodeCount);
-  const finished: number[] = [];
-  const next = new Int32Array(nodeCount);
-  for (let start = 0; start < nodeCount; start++) {
-    if (state[start]) continue;
-    const path = [start];
-    state[start] = 1;
-    while (path.length) {
-      const node = path[path.length - 1]!;
-      const edges = outEdges[node]!;
-      if (next[node]! < edges.length) {
-        const edge = edges[next[node]!++]!;
-        if (!kept[edge]) continue;
-        const target = to[edge]!;
-        if (state[target] === 1) reversed[edge] = 1;
-        else if (state[target] === 0) {
-          state[target] = 1;
-          path.push(target);
-        }
-      } else {
-        state[node] = 2;
-        finished.push(node);
-        path.pop();
-      }
-    }
-  }
-  const tail = (edge: number) => (reversed[edge] ? to[edge]! : from[edge]!);
-  const head = (edge: number) => (reversed[edge] ? from[edge]! : to[edge]!);
-  const successors: number[][] = Array.from({ length: nodeCount }, () => []);
-  for (let edge = 0; edge < from.length; edge++) if (kept[edge]) successors[tail(edge)]!.push(edge);
-  // Ranks pushed down from the sources, and pulled up from the sinks.
-  const down = new Int32Array(nodeCount);
-  const up = new Int32Array(nodeCount);
-  for (let i = finished.length - 1; i >= 0; i--) {
-    const node = finished[i]!;
-    for (const edge of successors[node]!) down[head(edge)] = Math.max(down[head(edge)]!, down[node]! + 2);
-  }
-  for (const node of finished) {
-    for (const edge of successors[node]!) up[node] = Math.min(up[node]!, up[head(edge)]! - 2);
-  }
-  const spansBy = (rank: Int32Array) => {
-    const spans = new Int32Array(from.length);
-    let total = 0;
-    for (let edge = 0; edge < from.length; edge++) {
-      if (!kept[edge]) continue;
-      spans[edge] = rank[head(edge)]! - rank[tail(edge)]! - 1;
-      total += spans[edge]!;
-    }
-    return { spans, total };
-  };
-  const pushed = spansBy(down);
-  const pulled = spansBy(up);
-  return pushed.total <= pulled.total ? pushed.spans : pulled.spans;
 }

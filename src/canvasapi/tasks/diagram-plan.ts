@@ -55,6 +55,8 @@ export interface Plan {
   existing: string[];
   /** Mermaid lines read but not drawn. */
   notes: string[];
+  /** Which form the diagram came in: problems with the whole of it name that parameter. */
+  source: 'mermaid' | 'nodes';
 }
 
 const LAYOUTS = { 'flow-down': 'TB', 'flow-right': 'LR', grid: 'grid' } as const;
@@ -90,6 +92,7 @@ function nodesPlan(args: CreateDiagramArgs): Plan {
     framesAreGroups: false,
     existing: [],
     notes: [],
+    source: 'nodes',
   };
   checkGraph(plan, (kind, index, field) => ({ parameter: `${kind}s[${index}]${field ? `.${field}` : ''}`, prefix: '' }));
   return plan;
@@ -118,6 +121,7 @@ function mermaidPlan(args: CreateDiagramArgs, text: string): Plan {
     framesAreGroups: !args.frame_title,
     existing: [],
     notes: chart.ignored,
+    source: 'mermaid',
   };
   const lineOf = { node: chart.nodes.map((n) => n.line), edge: chart.edges.map((e) => e.line) };
   checkGraph(plan, (kind, index, field) => ({ parameter: 'mermaid', prefix: lineOf[kind][index] === undefined ? '' : `line ${lineOf[kind][index]}: ${kind === 'node' ? `node ${plan.nodes[index]!.id}` : `the edge ${plan.edges[index]!.from} -> ${plan.edges[index]!.to}`}${field ? `'s ${field}` : ''} ` }));
