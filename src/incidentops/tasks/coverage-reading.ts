@@ -154,14 +154,15 @@ async function readInSlices(reading: ShiftReading, total: number, page: { ms: nu
 export async function readCoverageShifts(reading: ShiftReading): Promise<ShiftsRead> {
   const budget = budgetOf(reading.signal) ?? new CallBudget();
   const { start: from, end: to } = reading.window;
-  const started = performance.now();
+  // Measured on the budget's own clock: what a page costs in the budget's time.
+  const timeLeft = budget.timeLeftMs();
   const first = await reading.api.listPage('/oncalls', 'oncalls', { ...reading.query, since: iso(from), until: iso(to), limit: API_PAGE_SIZE, offset: 0, total: true }, reading.signal);
   budget.keep(first.bytes);
   const pagesRead = { count: 1 };
   const total = first.total;
   reading.onProgress(1, total !== undefined ? Math.ceil(total / API_PAGE_SIZE) : undefined);
   if (!first.more) return { rows: first.items, coveredUntil: to, ...(total !== undefined ? { total } : {}) };
-  const page = { ms: performance.now() - started, bytes: first.bytes };
+  const page = { ms: timeLeft - budget.timeLeftMs(), bytes: first.bytes };
   const room = capacity(budget, reading, page, first.items.length);
   if (total === undefined || Math.ceil(total / API_PAGE_SIZE) - 1 <= room.pages) {
     // The whole window fits (or the platform gave no total to plan with): the rest of its pages.
