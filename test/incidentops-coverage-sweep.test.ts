@@ -13,7 +13,7 @@ import { DateTime } from 'luxon';
 import fc from 'fast-check';
 import { CallBudget, WorkScope, type BudgetLimits } from '../src/core/call-budget.js';
 import { findTool } from '../src/core/tools/registry.js';
-import { coverageWork, instantMs, layeredSchedule, overridesMeeting, replacementsOver, type Held } from '../src/incidentops/tasks/coverage-sweep.js';
+import { atOnce, coverageWork, instantMs, layeredSchedule, overridesMeeting, replacementsOver, type Held } from '../src/incidentops/tasks/coverage-sweep.js';
 import { coverageLevels, coverageSummary, overrideSpans, renderedWithoutOverrides, withReplaced } from '../src/incidentops/tasks/oncall-coverage.js';
 import { callTool, incidentOpsServerFor } from './support/harness.js';
 import { startFakeOnCall, type FakeOnCall, type FakeOnCallOptions } from './support/fake-oncall.js';
@@ -71,7 +71,7 @@ describe('whom an override replaces', () => {
 
   it('past the parts it names, counts the hand-overs that follow exactly', () => {
     const entries = Array.from({ length: 100 }, (_, i) => entry(i, i + 1, `P${i % 3}`));
-    const layered = layeredSchedule([entries.map((e) => ({ start: instantMs(e.start), end: instantMs(e.end), user: e.user.id }))]);
+    const layered = atOnce(layeredSchedule([entries.map((e) => ({ start: instantMs(e.start), end: instantMs(e.end), user: e.user.id }))]));
     for (const [from, to] of [[0.5, 99.5], [-3, 120], [10, 11], [10.5, 16]] as const) {
       const all = replacementsOver(layered, Number.POSITIVE_INFINITY)({ start: T0 + from * HOUR, end: T0 + to * HOUR });
       const some = replacementsOver(layered, 6)({ start: T0 + from * HOUR, end: T0 + to * HOUR });

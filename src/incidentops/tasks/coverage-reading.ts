@@ -16,8 +16,8 @@ import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { walkPages, walkNote, type WalkResult } from '../../core/tools/pager.js';
 import { API_PAGE_SIZE, type IncidentOpsApi, type Query } from '../api.js';
-import { instantMs, type Span } from './coverage-sweep.js';
-import { overrideSpans, withReplaced, type OverridePiece } from './oncall-coverage.js';
+import { instantMs, paced, type Span } from './coverage-sweep.js';
+import { overrideSpans, replacedSteps, type OverridePiece } from './oncall-coverage.js';
 
 type Json = Record<string, unknown>;
 
@@ -175,6 +175,11 @@ export async function readCoverageShifts(reading: ShiftReading): Promise<ShiftsR
   return { ...(await readInSlices(reading, total, page, pagesRead)), total };
 }
 
+/** The caller cancelled while the coverage was being worked out. */
+export function coverageCancelled(): ToolError {
+  return new ToolError({ kind: 'cancelled', message: 'The call was cancelled while the coverage was being worked out.' });
+}
+
 /** Overrides per schedule, each with whom it replaces, and the schedules whose overrides the budget left unread. */
 export interface OverridesRead {
   bySchedule: Map<string, OverridePiece[]>;
@@ -206,9 +211,8 @@ export async function readOverrides(api: IncidentOpsApi, scheduleIds: readonly s
     budget?.keep(answer.bytes ?? 0);
     const schedule = isRecord(answer.data) && isRecord(answer.data.schedule) ? answer.data.schedule : {};
     const layers = (Array.isArray(schedule.schedule_layers) ? schedule.schedule_layers : []).filter(isRecord);
-    // Each schedule's arithmetic runs on its own turn of the event loop: other calls and probes go between.
-    await new Promise((resolve) => setImmediate(resolve));
-    bySchedule.set(id, withReplaced(overrides, layers));
+    // In pieces of a few milliseconds: other calls and probes are answered in between.
+    bySchedule.set(id, await paced(replacedSteps(overrides, layers), signal, coverageCancelled));
   };
   try {
     await Promise.all(

@@ -11,6 +11,34 @@ import { luxon } from '../params.js';
 /** Work done since the last reset: parses that needed luxon, and steps of sorts, sweeps and searches. */
 export const coverageWork = { luxonParses: 0, steps: 0 };
 
+/** Work in pieces: a generator that yields between pieces (every PIECE items), run at once or paced. */
+export type Paced<T> = Generator<void, T, void>;
+export const PIECE = 1024;
+
+/** Runs paced work to its end at once (tests, small inputs). */
+export function atOnce<T>(work: Paced<T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs paced work, giving the event loop a turn whenever a piece has run `sliceMs` since the last
+ * one, so that other calls and `/health` go on being answered; stops when `signal` aborts.
+ */
+export async function paced<T>(work: Paced<T>, signal: AbortSignal | undefined, onAbort: () => Error, sliceMs = 20): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    if (performance.now() - since < sliceMs) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal?.aborted) throw onAbort();
+    since = performance.now();
+  }
+}
+
 export interface Span {
   start: number;
   end: number;
@@ -21,26 +49,69 @@ export interface Held extends Span {
   user?: string;
 }
 
-// 2026-05-06T12:00Z, 2026-05-06T12:00:00.000+01:00: what the platform sends. Anything else goes to luxon.
-const PLAIN_ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d\d):?(\d\d))$/;
+/** The number in `length` decimal digits of `text` from `at`; -1 when one is not a digit. */
+function digits(text: string, at: number, length: number): number {
+  let value = 0;
+  for (let i = at; i < at + length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+/**
+ * The platform's own form, read by hand: `2026-05-06T12:00Z`, with seconds and a fraction or
+ * not, `Z` or an offset `+01:00` / `+0100`. Undefined for anything else (luxon reads it).
+ */
+function plainIso(text: string): number | undefined {
+  if (text.length < 17 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58) return undefined;
+  const [year, month, day, hour, minute] = [digits(text, 0, 4), digits(text, 5, 2), digits(text, 8, 2), digits(text, 11, 2), digits(text, 14, 2)];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > (DAYS_IN_MONTH[month - 1] as number) + (month === 2 && leap ? 1 : 0) || hour < 0 || hour > 23 || minute < 0 || minute > 59) return undefined;
+  let at = 16;
+  let second = 0;
+  let millis = 0;
+  if (text.charCodeAt(at) === 58) {
+    second = digits(text, at + 1, 2);
+    if (second < 0 || second > 59) return undefined;
+    at += 3;
+    if (text.charCodeAt(at) === 46) {
+      let end = at + 1;
+      while (end < text.length && end - at <= 9 && digits(text, end, 1) >= 0) end++;
+      if (end === at + 1 || end - at > 10) return undefined;
+      millis = digits((text.slice(at + 1, Math.min(end, at + 4)) + '00').slice(0, 3), 0, 3);
+      at = end;
+    }
+  }
+  let offset = 0;
+  if (text.charCodeAt(at) === 90 && at + 1 === text.length) offset = 0;
+  else {
+    const sign = text.charCodeAt(at) === 43 ? 1 : text.charCodeAt(at) === 45 ? -1 : 0;
+    const colon = text.charCodeAt(at + 3) === 58 ? 1 : 0;
+    const [hours, minutes] = [digits(text, at + 1, 2), digits(text, at + 3 + colon, 2)];
+    if (sign === 0 || hours < 0 || minutes < 0 || minutes > 59 || at + 5 + colon !== text.length) return undefined;
+    offset = sign * (hours * 60 + minutes) * 60_000;
+  }
+  return ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis - offset;
+}
 
 /** Milliseconds of an ISO 8601 time; NaN when it is none (as luxon reads it, without luxon for the platform's own form). */
 export function instantMs(value: unknown): number {
   if (typeof value !== 'string') return Number.NaN;
-  const m = PLAIN_ISO.exec(value);
-  if (m) {
-    const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    if (month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59) {
-      const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
-      const offset = m[8] ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) * 60_000;
-      // Date.UTC reads years 0-99 as 1900-1999.
-      const utc = new Date(0);
-      utc.setUTCFullYear(year, month - 1, day);
-      utc.setUTCHours(hour, minute, second, millis);
-      return utc.getTime() - offset;
-    }
-  }
+  const plain = plainIso(value);
+  if (plain !== undefined) return plain;
   coverageWork.luxonParses += 1;
   return luxon().DateTime.fromISO(value, { setZone: true }).toMillis();
 }
@@ -119,14 +190,16 @@ interface LayerEvent {
  * over every entry's start and end, sorted once. Sorted, disjoint spans, each with someone;
  * neighbours that touch have different users.
  */
-export function layeredSchedule(layers: readonly (readonly Held[])[]): Held[] {
+export function* layeredSchedule(layers: readonly (readonly Held[])[]): Paced<Held[]> {
   const events: LayerEvent[] = [];
-  layers.forEach((entries, layer) => {
-    for (const entry of entries) {
+  for (const [layer, entries] of layers.entries()) {
+    for (const [index, entry] of entries.entries()) {
+      if (index % PIECE === PIECE - 1) yield;
       if (!readable(entry)) continue;
       events.push({ at: entry.start, layer, user: entry.user, opens: true }, { at: entry.end, layer, user: entry.user, opens: false });
     }
-  });
+  }
+  yield;
   events.sort((a, b) => {
     coverageWork.steps += 1;
     return a.at - b.at;
@@ -136,7 +209,9 @@ export function layeredSchedule(layers: readonly (readonly Held[])[]): Held[] {
   const heap = new LayerHeap();
   const live = (layer: number) => (open[layer] as Map<string | undefined, number>).size > 0;
   const held: Held[] = [];
-  for (let i = 0; i < events.length; ) {
+  yield;
+  for (let i = 0, pieces = 0; i < events.length; ) {
+    if (++pieces % PIECE === 0) yield;
     const at = (events[i] as LayerEvent).at;
     for (; i < events.length && (events[i] as LayerEvent).at === at; i++) {
       coverageWork.steps += 1;

@@ -11,7 +11,7 @@
 import { isRecord } from '../../core/json.js';
 import { named } from '../oncall-levels.js';
 import { luxon } from '../params.js';
-import { coverageWork, instantMs, layeredSchedule, overridesMeeting, replacementsOver, uncovered, type Held, type OverrideSpan, type Replaced, type Span } from './coverage-sweep.js';
+import { atOnce, coverageWork, instantMs, layeredSchedule, overridesMeeting, PIECE, replacementsOver, uncovered, type Held, type OverrideSpan, type Paced, type Replaced, type Span } from './coverage-sweep.js';
 
 export { uncovered } from './coverage-sweep.js';
 
@@ -43,7 +43,15 @@ const NAMED_PARTS = 6;
 /** Overrides flagged on one shift line; past them, how many more. */
 const FLAGS_PER_SHIFT = 3;
 
+/** 0000-01-01 and 10000-01-01 UTC: the years both write with four digits. */
+const [YEAR_0, YEAR_10000] = [-62_167_219_200_000, 253_402_300_800_000];
+
 export function shownTime(time: number, zone: string): string {
+  // UTC, the common case, without luxon: as its toISO with seconds and milliseconds suppressed when zero.
+  if ((zone === 'UTC' || zone === 'utc') && time >= YEAR_0 && time < YEAR_10000) {
+    const text = new Date(time).toISOString();
+    return text.endsWith(':00.000Z') ? `${text.slice(0, -8)}Z` : text.endsWith('.000Z') ? `${text.slice(0, -5)}Z` : text;
+  }
   return luxon().DateTime.fromMillis(time, { zone }).toISO({ suppressSeconds: true, suppressMilliseconds: true }) as string;
 }
 
@@ -55,18 +63,24 @@ function duration(ms: number): string {
 }
 
 /** A schedule's layers as the platform renders them over the window: each entry's times parsed once. */
-function layerEntries(layers: readonly Json[]): Held[][] {
-  return layers.map((layer) =>
-    (Array.isArray(layer.rendered_schedule_entries) ? layer.rendered_schedule_entries : []).filter(isRecord).map((entry) => {
+function* layerEntries(layers: readonly Json[]): Paced<Held[][]> {
+  const all: Held[][] = [];
+  for (const layer of layers) {
+    const held: Held[] = [];
+    for (const entry of Array.isArray(layer.rendered_schedule_entries) ? layer.rendered_schedule_entries : []) {
+      if (held.length % PIECE === PIECE - 1) yield;
+      if (!isRecord(entry)) continue;
       const user = named(entry.user);
-      return { start: instantMs(entry.start), end: instantMs(entry.end), ...(user !== undefined ? { user } : {}) };
-    }),
-  );
+      held.push({ start: instantMs(entry.start), end: instantMs(entry.end), ...(user !== undefined ? { user } : {}) });
+    }
+    all.push(held);
+  }
+  return all;
 }
 
 /** Who the layers put on call over [start, end), the first listed layer winning; parts with nobody have no user. */
 export function renderedWithoutOverrides(layers: readonly Json[], start: number, end: number): Held[] {
-  return replacementsOver(layeredSchedule(layerEntries(layers)), Number.POSITIVE_INFINITY)({ start, end }).parts;
+  return replacementsOver(atOnce(layeredSchedule(atOnce(layerEntries(layers)))), Number.POSITIVE_INFINITY)({ start, end }).parts;
 }
 
 /** A schedule's overrides as listed (`/schedules/{id}/overrides`), cut to the window; those without a time or a user dropped. */
@@ -81,11 +95,13 @@ export function overrideSpans(scheduleId: string, items: readonly Json[], window
   });
 }
 
-/** Whom each override replaces: the layers swept once, one binary search per override. */
-export function withReplaced(overrides: readonly OverrideSpan[], layers: readonly Json[]): OverridePiece[] {
-  const replaced = replacementsOver(layeredSchedule(layerEntries(layers)), NAMED_PARTS);
+/** Whom each override replaces: the layers swept once, one binary search per override; in pieces (coverage-sweep.ts). */
+export function* replacedSteps(overrides: readonly OverrideSpan[], layers: readonly Json[]): Paced<OverridePiece[]> {
+  const replaced = replacementsOver(yield* layeredSchedule(yield* layerEntries(layers)), NAMED_PARTS);
   return overrides.map((o) => ({ ...o, replaces: replaced(o) }));
 }
+
+export const withReplaced = (overrides: readonly OverrideSpan[], layers: readonly Json[]): OverridePiece[] => atOnce(replacedSteps(overrides, layers));
 
 /**
  * The one-line formats of a coverage answer: a shift ("<start> to <end> Name (ID)", its overrides
@@ -137,9 +153,10 @@ function overrideFinder(overrides: ReadonlyMap<string, OverridePiece[]>) {
 }
 
 /** One level's shifts per schedule ("Name (ID)", or ALWAYS), each override flagged with whom it replaces; the overrides flagged are added to `shown`. */
-function shiftLines(rows: readonly ShiftRow[], find: ReturnType<typeof overrideFinder>, zone: string, shown: Set<string>): Record<string, string[]> {
+function* shiftLines(rows: readonly ShiftRow[], find: ReturnType<typeof overrideFinder>, zone: string, shown: Set<string>): Paced<Record<string, string[]>> {
   const bySchedule: Record<string, string[]> = {};
-  for (const { row, start, end, always } of rows) {
+  for (const [index, { row, start, end, always }] of rows.entries()) {
+    if (index % 256 === 255) yield;
     const user = named(row.user) as string;
     const via = always ? ALWAYS : (named(row.schedule) ?? '');
     const lines = (bySchedule[via] ??= []);
@@ -181,8 +198,9 @@ export interface Coverage {
 /**
  * Groups /oncalls rows over the window per policy and level. `levelCounts` (policy ID -> its
  * number of levels, when known) adds the levels nobody is on call at during the whole window.
+ * In pieces (coverage-sweep.ts); `coverageLevels` runs it at once.
  */
-export function coverageLevels(rows: readonly Json[], window: CoverageWindow, overrides: ReadonlyMap<string, OverridePiece[]>, levelCounts: ReadonlyMap<string, { label: string; levels: number }>): Coverage {
+export function* coverageSteps(rows: readonly Json[], window: CoverageWindow, overrides: ReadonlyMap<string, OverridePiece[]>, levelCounts: ReadonlyMap<string, { label: string; levels: number }>): Paced<Coverage> {
   const policies = new Map<string, { label: string; levels: Map<number, Json[]> }>();
   for (const [id, { label, levels }] of levelCounts) {
     policies.set(id, { label, levels: new Map(Array.from({ length: levels }, (_, i) => [i + 1, []])) });
@@ -199,18 +217,21 @@ export function coverageLevels(rows: readonly Json[], window: CoverageWindow, ov
   }
   const find = overrideFinder(overrides);
   const shown = new Set<string>();
-  const result = [...policies.values()].map(({ label, levels }) => ({
-    escalation_policy: label,
-    levels: [...levels.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([level, levelRows]) => {
-        const shifts = shiftRows(levelRows, window);
-        const gaps = uncovered(shifts, window.start, window.end).map((gap) => lineFormat.gap(gap, window.zone));
-        return { level, shifts: shiftLines(shifts, find, window.zone, shown), gaps };
-      }),
-  }));
+  const result: CoveragePolicy[] = [];
+  for (const { label, levels } of policies.values()) {
+    const policy: CoveragePolicy = { escalation_policy: label, levels: [] };
+    for (const [level, levelRows] of [...levels.entries()].sort(([a], [b]) => a - b)) {
+      yield;
+      const shifts = shiftRows(levelRows, window);
+      const gaps = uncovered(shifts, window.start, window.end).map((gap) => lineFormat.gap(gap, window.zone));
+      policy.levels.push({ level, shifts: yield* shiftLines(shifts, find, window.zone, shown), gaps });
+    }
+    result.push(policy);
+  }
   return { policies: result, overrides: shown.size };
 }
+
+export const coverageLevels = (...args: Parameters<typeof coverageSteps>): Coverage => atOnce(coverageSteps(...args));
 
 /** One line for "any gap?": the gaps and the distinct overrides counted, and the first gaps named. */
 export function coverageSummary({ policies, overrides }: Coverage): string {

@@ -8,8 +8,9 @@ import { instantOf, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAY
 import { ToolError } from '../../core/errors.js';
 import { resolveByIdOrName } from './by-name.js';
 import { isRecord } from '../../core/json.js';
-import { readCoverageShifts, readOverrides, type ShiftsRead } from './coverage-reading.js';
-import { coverageLevels, coverageSummary, shownTime, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
+import { coverageCancelled, readCoverageShifts, readOverrides, type ShiftsRead } from './coverage-reading.js';
+import { paced } from './coverage-sweep.js';
+import { coverageSteps, coverageSummary, shownTime, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
 
 type Json = Record<string, unknown>;
 
@@ -108,7 +109,7 @@ async function coverageAnswer(input: CoverageInput): Promise<CoveragePart> {
   if (scheduleIds.length > cap) notes.push(`Overrides are shown for the first ${cap} of ${scheduleIds.length} schedules only; ask by schedule_id for the others.`);
   const overrides = await readOverrides(deps.api, scheduleIds.slice(0, cap), covered, signal);
   if (overrides.unread.length > 0) notes.push(`This call's budget ran out before the overrides of ${overrides.unread.length === 1 ? 'schedule' : 'schedules'} ${overrides.unread.join(', ')} were read: their shifts are shown without them; ask by schedule_id for them.`);
-  const coverage = coverageLevels(shifts.rows, covered, overrides.bySchedule, levelCounts);
+  const coverage = await paced(coverageSteps(shifts.rows, covered, overrides.bySchedule, levelCounts), signal, coverageCancelled);
   if (coverage.policies.length === 0) notes.push(args.schedule_id ? 'Nobody is on call through this schedule in the window, or no escalation policy uses it.' : 'Nobody is on call in the window.');
   if (shifts.truncated) notes.push(`Not every shift of the window was read (${shifts.truncated}): gaps shown late in the window may be shifts not read. Ask by escalation_policy_id or for a shorter window.`);
   let summary = coverageSummary(coverage);
