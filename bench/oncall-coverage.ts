@@ -1,6 +1,6 @@
 /**
  * `node build/bench/oncall-coverage.js [--baseline <dir>] [--rounds N] [--timeout-s S]`: WhoIsOnCall's
- * coverage over 14 days on a schedule of 20,000 entries per layer x 2 layers (4.4 MB rendered)
+ * coverage over 14 days on a schedule of 20,000 entries per layer x 2 layers (5.4 MB rendered)
  * with 50 overrides, against the server's liveness.
  *
  * A stand-in platform (test/support/fake-oncall.ts) runs in a process of its own. Each round

@@ -233,7 +233,7 @@ describe('coverage past the call\'s budget: the first part of the window in full
     assert.ok(typeof data.covered_until === 'string', JSON.stringify(data).slice(0, 400));
     const { covered, lines } = check(data, fake, 60);
     assert.ok(covered > T0 && covered < T0 + 14 * DAY);
-    assert.match(String(data.note), /^Covered from at to covered_until only: .*platform requests/);
+    assert.match(String(data.note), /^Covered from at to covered_until only, in full: reading the whole window would pass this call's budget of \d+ platform requests \(3,360 shifts in it\)\. For the rest, call again with at set to covered_until/);
     assert.match(String(data.summary), new RegExp(`^Up to ${String(data.covered_until).replace('+', '\\+')} only: No gaps`));
     // The overrides of the part covered are all read and flagged, each counted once.
     const flagged = lines.filter((line) => line.includes(': override, replaces'));

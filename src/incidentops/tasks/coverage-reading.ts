@@ -32,7 +32,7 @@ export interface ShiftsRead {
   coveredUntil: number;
   /** Shifts in the whole window, as the platform counted them (when it did). */
   total?: number;
-  /** Why not the whole window: the budget named ("45 s", "27 platform requests"). */
+  /** Why not the whole window: "reading the whole window would pass this call's budget of 45 s". */
   short?: string;
   /** The platform gave no total and the list was cut: which part is missing is unknown (the walk's note). */
   truncated?: string;
@@ -119,7 +119,7 @@ function addSlice(rows: Json[], slice: readonly Json[], edge: number, seen: Set<
 }
 
 /** Reads the window in consecutive slices, each whole, while the next fits: the part read, and the budget that stopped it. */
-async function readInSlices(reading: ShiftReading, total: number, page: { ms: number; bytes: number }, pagesRead: { count: number }): Promise<{ rows: Json[]; coveredUntil: number; short?: string }> {
+async function readInSlices(reading: ShiftReading, total: number, page: { ms: number; bytes: number }, pagesRead: { count: number }): Promise<Omit<ShiftsRead, 'total'>> {
   const budget = budgetOf(reading.signal) ?? new CallBudget();
   const { start: from, end: to } = reading.window;
   const density = total / (to - from);
@@ -128,6 +128,7 @@ async function readInSlices(reading: ShiftReading, total: number, page: { ms: nu
   let touched: number[] = [];
   let reached = from;
   let short: string | undefined;
+  let paging = false;
   while (reached < to) {
     const room = capacity(budget, reading, page, rows.length);
     const pages = Math.min(SLICE_PAGES.max, Math.max(SLICE_PAGES.min, Math.floor(room.pages / 2)));
@@ -141,13 +142,15 @@ async function readInSlices(reading: ShiftReading, total: number, page: { ms: nu
     const slice: Json[] = [];
     const walk = await walkWindow(reading, reached, edge, 0, room.pages, slice, pagesRead);
     if (!walk.complete) {
-      short = walk.stop === 'pages' ? room.limit : (walkNote(walk, 'shifts', reading.signal) ?? room.limit);
+      short = walk.stop === 'requests' || walk.stop === 'time' || walk.stop === 'memory' ? budget.describe(walk.stop) : walk.stop === 'pages' ? room.limit : undefined;
+      paging = short === undefined;
       break;
     }
     touched = addSlice(rows, slice, reached, seen, touched);
     reached = edge;
   }
-  return { rows, coveredUntil: reached, ...(short ? { short } : {}) };
+  const why = paging ? 'the platform paged its shifts wrongly there (a page again, or more than its total)' : `reading the whole window would pass this call's budget of ${short ?? 'requests'}`;
+  return { rows, coveredUntil: reached, ...(reached < to ? { short: why } : {}) };
 }
 
 /** The shifts of the window, or of its first part as far as the budget goes (see the module's comment). */
@@ -206,13 +209,13 @@ export async function readOverrides(api: IncidentOpsApi, scheduleIds: readonly s
     budget?.keep(bytes);
     const overrides = overrideSpans(id, items, window);
     if (overrides.length === 0) return void bySchedule.set(id, []);
-    const span = { since: iso(Math.min(...overrides.map((o) => o.start))), until: iso(Math.max(...overrides.map((o) => o.end))) };
+    const span = { since: iso(overrides.reduce((least, o) => Math.min(least, o.start), window.end)), until: iso(overrides.reduce((most, o) => Math.max(most, o.end), window.start)) };
     const answer = await api.client.request<unknown>({ method: 'GET', path: '/schedules/{id}', pathParams: { id }, query: span, signal: scope.signal, resourceLabel: `schedule "${id}"` });
     budget?.keep(answer.bytes ?? 0);
     const schedule = isRecord(answer.data) && isRecord(answer.data.schedule) ? answer.data.schedule : {};
     const layers = (Array.isArray(schedule.schedule_layers) ? schedule.schedule_layers : []).filter(isRecord);
-    // In pieces of a few milliseconds: other calls and probes are answered in between.
-    bySchedule.set(id, await paced(replacedSteps(overrides, layers), signal, coverageCancelled));
+    // In pieces of a few milliseconds, so other calls and probes are answered in between; the deadline leaves it unread.
+    bySchedule.set(id, await paced(replacedSteps(overrides, layers), scope.signal, coverageCancelled));
   };
   try {
     await Promise.all(

@@ -118,7 +118,7 @@ async function coverageAnswer(input: CoverageInput): Promise<CoveragePart> {
     part.covered_until = shownTime(shifts.coveredUntil, window.zone);
     summary = `Up to ${part.covered_until} only: ${summary}`;
     notes.unshift(
-      `Covered from at to covered_until only: the whole window (${shifts.total?.toLocaleString('en-US') ?? 'more'} shifts) would pass this call's budget of ${shifts.short ?? 'requests'}. ` +
+      `Covered from at to covered_until only, in full: ${shifts.short ?? 'the budget ran out'} (${shifts.total?.toLocaleString('en-US') ?? 'more'} shifts in it). ` +
         'For the rest, call again with at set to covered_until, or ask for a shorter window or by escalation_policy_id.',
     );
   }
@@ -129,7 +129,7 @@ async function coverageAnswer(input: CoverageInput): Promise<CoveragePart> {
 function nothingCovered(shifts: ShiftsRead): ToolError {
   return new ToolError({
     kind: 'budget_exceeded',
-    message: `Not even the start of the window could be read within this call's budget of ${shifts.short ?? 'requests'} (${shifts.total?.toLocaleString('en-US') ?? 'many'} shifts in the window); nothing is shown.`,
+    message: `Not even the start of the window could be read in full: ${shifts.short ?? "this call's budget ran out"} (${shifts.total?.toLocaleString('en-US') ?? 'many'} shifts in it); nothing is shown.`,
     nextStep: 'Ask for a shorter window (until closer to at), or by escalation_policy_id or schedule_id.',
   });
 }
