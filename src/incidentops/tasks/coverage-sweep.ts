@@ -178,54 +178,59 @@ class LayerHeap {
   }
 }
 
-interface LayerEvent {
-  at: number;
-  layer: number;
-  user: string | undefined;
-  opens: boolean;
-}
-
 /**
  * Who the layers put on call, the first listed layer winning where several have someone: one sweep
  * over every entry's start and end, sorted once. Sorted, disjoint spans, each with someone;
- * neighbours that touch have different users.
+ * neighbours that touch have different users. Events are numbers in typed arrays (event k: entry
+ * k >> 1 opening when k is even, closing when odd), not objects: a big schedule makes no garbage.
  */
 export function* layeredSchedule(layers: readonly (readonly Held[])[]): Paced<Held[]> {
-  const events: LayerEvent[] = [];
+  const userIndex = new Map<string | undefined, number>();
+  const users: (string | undefined)[] = [];
+  const total = layers.reduce((sum, entries) => sum + entries.length, 0);
+  const time = new Float64Array(2 * total);
+  const layerOf = new Int32Array(total);
+  const userOf = new Int32Array(total);
+  let count = 0;
   for (const [layer, entries] of layers.entries()) {
     for (const [index, entry] of entries.entries()) {
       if (index % PIECE === PIECE - 1) yield;
       if (!readable(entry)) continue;
-      events.push({ at: entry.start, layer, user: entry.user, opens: true }, { at: entry.end, layer, user: entry.user, opens: false });
+      let user = userIndex.get(entry.user);
+      if (user === undefined) userIndex.set(entry.user, (user = users.push(entry.user) - 1));
+      [time[2 * count], time[2 * count + 1], layerOf[count], userOf[count]] = [entry.start, entry.end, layer, user];
+      count += 1;
     }
   }
+  const order = new Uint32Array(2 * count).map((_, k) => k);
   yield;
-  events.sort((a, b) => {
+  order.sort((a, b) => {
     coverageWork.steps += 1;
-    return a.at - b.at;
+    return (time[a] as number) - (time[b] as number);
   });
   // Per layer, the users of its open entries (usually one), counted: the first still open is on call.
-  const open = layers.map(() => new Map<string | undefined, number>());
+  const open = layers.map(() => new Map<number, number>());
   const heap = new LayerHeap();
-  const live = (layer: number) => (open[layer] as Map<string | undefined, number>).size > 0;
+  const live = (layer: number) => (open[layer] as Map<number, number>).size > 0;
   const held: Held[] = [];
   yield;
-  for (let i = 0, pieces = 0; i < events.length; ) {
+  for (let i = 0, pieces = 0; i < order.length; ) {
     if (++pieces % PIECE === 0) yield;
-    const at = (events[i] as LayerEvent).at;
-    for (; i < events.length && (events[i] as LayerEvent).at === at; i++) {
+    const at = time[order[i] as number] as number;
+    for (; i < order.length && time[order[i] as number] === at; i++) {
       coverageWork.steps += 1;
-      const { layer, user, opens } = events[i] as LayerEvent;
-      const users = open[layer] as Map<string | undefined, number>;
-      const count = (users.get(user) ?? 0) + (opens ? 1 : -1);
-      if (count > 0) users.set(user, count);
+      const event = order[i] as number;
+      const [layer, user, opens] = [layerOf[event >> 1] as number, userOf[event >> 1] as number, (event & 1) === 0];
+      const users = open[layer] as Map<number, number>;
+      const now = (users.get(user) ?? 0) + (opens ? 1 : -1);
+      if (now > 0) users.set(user, now);
       else users.delete(user);
-      if (opens && users.size === 1 && count === 1) heap.push(layer);
+      if (opens && users.size === 1 && now === 1) heap.push(layer);
     }
-    const next = events[i]?.at;
+    const next = i < order.length ? (time[order[i] as number] as number) : undefined;
     const layer = heap.top(live);
     if (next === undefined || layer === undefined) continue;
-    const user = (open[layer] as Map<string | undefined, number>).keys().next().value;
+    const user = users[(open[layer] as Map<number, number>).keys().next().value as number];
     const last = held[held.length - 1];
     if (last && last.end === at && last.user === user) last.end = next;
     else held.push({ start: at, end: next, ...(user !== undefined ? { user } : {}) });

@@ -65,12 +65,22 @@ function duration(ms: number): string {
 /** A schedule's layers as the platform renders them over the window: each entry's times parsed once. */
 function* layerEntries(layers: readonly Json[]): Paced<Held[][]> {
   const all: Held[][] = [];
+  // "Name (ID)" made once per person, not once per entry.
+  const labels = new Map<unknown, Map<unknown, string | undefined>>();
+  const label = (user: unknown) => {
+    if (!isRecord(user)) return undefined;
+    let byName = labels.get(user.id);
+    if (!byName) labels.set(user.id, (byName = new Map()));
+    const name = user.name ?? user.summary;
+    if (!byName.has(name)) byName.set(name, named(user));
+    return byName.get(name);
+  };
   for (const layer of layers) {
     const held: Held[] = [];
     for (const entry of Array.isArray(layer.rendered_schedule_entries) ? layer.rendered_schedule_entries : []) {
       if (held.length % PIECE === PIECE - 1) yield;
       if (!isRecord(entry)) continue;
-      const user = named(entry.user);
+      const user = label(entry.user);
       held.push({ start: instantMs(entry.start), end: instantMs(entry.end), ...(user !== undefined ? { user } : {}) });
     }
     all.push(held);
