@@ -264,6 +264,27 @@ describe('coverage past the call\'s budget: the first part of the window in full
     assert.match(String(data.note), /MB of kept data/);
   });
 
+  it('past its time while the overrides are read: the schedule is named, its shifts shown without them', async () => {
+    const fake = await start({ schedules: 2, shiftMinutes: 240, overrides: 4, delayMs: 4_000, slowPaths: /^\/schedules\/PSCHED1/ });
+    const data = await call(fake, { escalation_policy_id: fake.policyId, until: iso(T0 + 14 * DAY) }, { wallMs: 2_000 });
+    assert.equal(data.covered_until, undefined);
+    check(data, fake, 240);
+    assert.match(String(data.note), /budget ran out before the overrides of schedule PSCHED1 were read/);
+    const shifts = (data.escalation_policies as { levels: { shifts: Record<string, string[]> }[] }[])[0]!.levels[0]!.shifts;
+    const flagged = (schedule: string) => shifts[`Schedule ${schedule} (${schedule})`]!.filter((line) => line.includes(': override')).length;
+    assert.deepEqual([flagged('PSCHED0'), flagged('PSCHED1')], [4, 0]);
+    assert.match(String(data.summary), / 4 overrides\.$/, 'the other schedule\'s, read');
+  });
+
+  it('a platform that sends no first page within the time: budget_exceeded, naming the time', async () => {
+    const fake = await start({ schedules: 1, delayMs: 4_000, slowPaths: /^\/oncalls/ });
+    await assert.rejects(call(fake, { escalation_policy_id: fake.policyId, until: iso(T0 + DAY) }, { wallMs: 2_000 }), (error: Error & { details?: { kind: string } }) => {
+      assert.equal(error.details?.kind, 'budget_exceeded');
+      assert.match(error.message, /first page of on-call shifts within this call's budget of 2 s/);
+      return true;
+    });
+  });
+
   it('a window that fits is read whole in one walk, with no covered_until', async () => {
     const fake = await start({ schedules: 2, shiftMinutes: 240, overrides: 4 });
     const before = fake.requests.length;

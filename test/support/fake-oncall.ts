@@ -20,8 +20,9 @@ export interface FakeOnCallOptions {
   layers?: number;
   entriesPerLayer?: number;
   overrides?: number;
-  /** Milliseconds each answer waits. */
+  /** Milliseconds each answer waits (only for paths `slowPaths` matches, when given). */
   delayMs?: number;
+  slowPaths?: RegExp;
   noTotal?: boolean;
   onRequest?: (path: string) => void;
 }
@@ -118,7 +119,7 @@ export async function startFakeOnCall(options: FakeOnCallOptions): Promise<FakeO
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     };
-    if (options.delayMs) setTimeout(send, options.delayMs);
+    if (options.delayMs && (!options.slowPaths || options.slowPaths.test(url.pathname))) setTimeout(send, options.delayMs);
     else send();
   });
   server.on('connection', (socket: Socket) => {

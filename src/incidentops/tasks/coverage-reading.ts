@@ -15,7 +15,7 @@ import { budgetOf, CallBudget, WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { walkPages, walkNote, type WalkResult } from '../../core/tools/pager.js';
-import { API_PAGE_SIZE, type IncidentOpsApi, type Query } from '../api.js';
+import { API_PAGE_SIZE, type IncidentOpsApi, type ListPage, type Query } from '../api.js';
 import { instantMs, paced, type Span } from './coverage-sweep.js';
 import { overrideSpans, replacedSteps, type OverridePiece } from './oncall-coverage.js';
 
@@ -153,13 +153,31 @@ async function readInSlices(reading: ShiftReading, total: number, page: { ms: nu
   return { rows, coveredUntil: reached, ...(reached < to ? { short: why } : {}) };
 }
 
+/** The window's first page, with the total; abandoned at the call's deadline with a budget_exceeded error. */
+async function firstPage(reading: ShiftReading, budget: CallBudget): Promise<ListPage> {
+  const scope = new WorkScope(reading.signal, { until: 'deadline' });
+  const { start: from, end: to } = reading.window;
+  try {
+    return await reading.api.listPage('/oncalls', 'oncalls', { ...reading.query, since: iso(from), until: iso(to), limit: API_PAGE_SIZE, offset: 0, total: true }, scope.signal);
+  } catch (error) {
+    if (!scope.timedOut) throw error;
+    throw new ToolError({
+      kind: 'budget_exceeded',
+      message: `The platform did not send the first page of on-call shifts within this call's budget of ${budget.describe('time')}; nothing is shown.`,
+      nextStep: 'Try again later, or ask for a shorter window or by escalation_policy_id or schedule_id.',
+    });
+  } finally {
+    scope.dispose();
+  }
+}
+
 /** The shifts of the window, or of its first part as far as the budget goes (see the module's comment). */
 export async function readCoverageShifts(reading: ShiftReading): Promise<ShiftsRead> {
   const budget = budgetOf(reading.signal) ?? new CallBudget();
   const { start: from, end: to } = reading.window;
   // Measured on the budget's own clock: what a page costs in the budget's time.
   const timeLeft = budget.timeLeftMs();
-  const first = await reading.api.listPage('/oncalls', 'oncalls', { ...reading.query, since: iso(from), until: iso(to), limit: API_PAGE_SIZE, offset: 0, total: true }, reading.signal);
+  const first = await firstPage(reading, budget);
   budget.keep(first.bytes);
   const pagesRead = { count: 1 };
   const total = first.total;
