@@ -285,6 +285,14 @@ describe('coverage past the call\'s budget: the first part of the window in full
     });
   });
 
+  it('a budget too small for the overrides\' share: a first part of the window all the same, the overrides it could not read named', async () => {
+    const fake = await start({ schedules: 10, shiftMinutes: 60, overrides: 20 });
+    const data = await call(fake, { escalation_policy_id: fake.policyId, until: iso(T0 + 14 * DAY) }, { requests: 8 });
+    const { covered } = check(data, fake, 60);
+    assert.ok(covered > T0 && covered < T0 + 14 * DAY, String(data.covered_until));
+    assert.match(String(data.note), /budget ran out before the overrides of schedules PSCHED/);
+  });
+
   it('a window that fits is read whole in one walk, with no covered_until', async () => {
     const fake = await start({ schedules: 2, shiftMinutes: 240, overrides: 4 });
     const before = fake.requests.length;

@@ -58,11 +58,12 @@ const MINUTE = 60_000;
 const iso = (time: number) => new Date(time).toISOString().replace('.000Z', 'Z');
 
 /** Pages the budget still allows the shifts, and the budget that would run out first. */
-function capacity(budget: CallBudget, reading: ShiftReading, page: { ms: number; bytes: number }, rows: number): { pages: number; limit: string } {
+function capacity(budget: CallBudget, reading: ShiftReading, page: { ms: number; bytes: number }, rows: number, reserve = true): { pages: number; limit: string } {
   const { limits } = budget;
-  const byRequests = limits.requests - budget.requestsSent - reading.reserve.requests;
-  const byTime = Math.floor((budget.timeLeftMs() - RESERVE_SHARE.time * limits.wallMs) / Math.max(1, page.ms));
-  const byBytes = Math.floor((limits.keptBytes * (1 - RESERVE_SHARE.bytes) - budget.bytesKept) / Math.max(1, page.bytes));
+  const kept = reserve ? 1 : 0;
+  const byRequests = limits.requests - budget.requestsSent - kept * reading.reserve.requests;
+  const byTime = Math.floor((budget.timeLeftMs() - kept * RESERVE_SHARE.time * limits.wallMs) / Math.max(1, page.ms));
+  const byBytes = Math.floor((limits.keptBytes * (1 - kept * RESERVE_SHARE.bytes) - budget.bytesKept) / Math.max(1, page.bytes));
   const byRows = Math.ceil((reading.maxRows - rows) / API_PAGE_SIZE);
   const all: [number, string][] = [
     [byRequests, budget.describe('requests')],
@@ -130,7 +131,9 @@ async function readInSlices(reading: ShiftReading, total: number, page: { ms: nu
   let short: string | undefined;
   let paging = false;
   while (reached < to) {
-    const room = capacity(budget, reading, page, rows.length);
+    // With nothing covered yet, a first slice is worth more than the overrides' share.
+    const reserved = capacity(budget, reading, page, rows.length);
+    const room = reserved.pages < 1 && reached === from ? capacity(budget, reading, page, rows.length, false) : reserved;
     const pages = Math.min(SLICE_PAGES.max, Math.max(SLICE_PAGES.min, Math.floor(room.pages / 2)));
     // Rows expected in a slice: a little under its pages, so that one usually takes no extra request.
     const sliceMs = Math.max(MINUTE, Math.floor((pages * API_PAGE_SIZE * 0.85) / density / MINUTE) * MINUTE);
