@@ -30,7 +30,7 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'escalation_policies[].levels[].on_call[].next.user': 'Name (ID)',
     'escalation_policies[].levels[].shifts{key}': 'Schedule (ID), or always',
     'escalation_policies[].levels[].shifts{}[]': 'time to time Name (ID)[: override[ time to time], replaces Name (ID)[, then from time Name (ID)]]',
-    summary: 'N gaps: Policy (ID) level N time to time (duration); ... N override shifts.',
+    summary: 'N gaps: Policy (ID) level N time to time (duration); ... N overrides.',
   },
   'IncidentOps.FindSimilarIncidents': {
     similar_to: '#N Title (ID) on Service (ID), or text "text" on Service (ID)',

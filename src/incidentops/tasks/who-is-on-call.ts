@@ -7,7 +7,10 @@ import { API_PAGE_SIZE } from '../api.js';
 import { instantOf, MAX_TEAM_POLICIES, MAX_WINDOW_DAYS, NEXT_SHIFT_LOOKAHEAD_DAYS, OVERRIDE_SCHEDULES, TASK_PAGES, windowDays } from '../params.js';
 import { ToolError } from '../../core/errors.js';
 import { resolveByIdOrName } from './by-name.js';
-import { coverageLevels, coverageSummary, readOverrides, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
+import { isRecord } from '../../core/json.js';
+import { coverageCancelled, readCoverageShifts, readOverrides, type ShiftsRead } from './coverage-reading.js';
+import { paced } from './coverage-sweep.js';
+import { coverageSteps, coverageSummary, shownTime, type CoveragePolicy, type CoverageWindow } from './oncall-coverage.js';
 
 type Json = Record<string, unknown>;
 
@@ -33,6 +36,7 @@ export interface WhoIsOnCallResult {
   team_policies?: number | undefined;
   until?: string | undefined;
   summary?: string | undefined;
+  covered_until?: string | undefined;
   escalation_policies: { escalation_policy: string; levels: { level: number; on_call?: OnCallEntry[] | undefined; shifts?: Record<string, string[]> | undefined; gaps?: string[] | undefined }[] }[];
   note?: string | undefined;
 }
@@ -45,20 +49,39 @@ function checkWindow(args: WhoIsOnCallArgs, now: Date): void {
   throw new ToolError({ kind: 'invalid_input', message: `Invalid arguments (nothing was sent): until: ${problem}`, nextStep: 'Fix until and call the tool again.', issues: [{ parameter: 'until', problem }] });
 }
 
-/**
- * The coverage answer over [at, until): the policies' levels (a level nobody covers in the whole
- * window has no shift at all), the overrides of the schedules the shifts go through, the gaps.
- */
-async function coverageAnswer(input: {
+/** Distinct schedules the policies' levels page (their targets), when the policies are known. */
+function schedulesOf(policies: readonly Json[]): number | undefined {
+  if (policies.length === 0) return undefined;
+  const ids = new Set<string>();
+  for (const policy of policies) {
+    for (const rule of Array.isArray(policy.escalation_rules) ? policy.escalation_rules : []) {
+      for (const target of isRecord(rule) && Array.isArray(rule.targets) ? rule.targets : []) {
+        if (isRecord(target) && typeof target.type === 'string' && target.type.startsWith('schedule')) ids.add(String(target.id));
+      }
+    }
+  }
+  return ids.size;
+}
+
+interface CoverageInput {
   deps: IncidentOpsDeps;
   signal: AbortSignal;
   args: WhoIsOnCallArgs;
-  rows: Json[];
   window: CoverageWindow;
   teamPolicies: Json[];
   policyIds: string[] | undefined;
-}): Promise<{ summary: string; escalation_policies: CoveragePolicy[]; note?: string }> {
-  const { deps, signal, args, rows, window } = input;
+  onProgress: (page: number, total?: number) => void;
+}
+
+type CoveragePart = Pick<WhoIsOnCallResult, 'summary' | 'note' | 'covered_until'> & { escalation_policies: CoveragePolicy[] };
+
+/**
+ * The coverage answer over [at, until): the policies' levels (a level nobody covers in the whole
+ * window has no shift at all), the overrides of the schedules the shifts go through, the gaps;
+ * past the call's budget, the same over the first part of the window read in full (`covered_until`).
+ */
+async function coverageAnswer(input: CoverageInput): Promise<CoveragePart> {
+  const { deps, signal, args, window } = input;
   const notes: string[] = [];
   let policies = input.teamPolicies;
   if (!args.team_id && input.policyIds?.length === 1) {
@@ -68,13 +91,47 @@ async function coverageAnswer(input: {
   const levelCounts = new Map(
     policies.map((policy) => [String(policy.id), { label: named(policy) as string, levels: Array.isArray(policy.escalation_rules) ? policy.escalation_rules.length : 0 }]),
   );
-  const scheduleIds = [...new Set(rows.flatMap((row) => (row.schedule && typeof row.schedule === 'object' ? [String((row.schedule as Json).id)] : [])))];
   const cap = args.team_id ? OVERRIDE_SCHEDULES.team : OVERRIDE_SCHEDULES.onePolicy;
+  // The overrides' two requests per schedule are set aside before the shifts take the rest.
+  const expected = args.schedule_id ? 1 : Math.min(cap, schedulesOf(policies) ?? cap);
+  const shifts = await readCoverageShifts({
+    api: deps.api,
+    query: { 'escalation_policy_ids[]': input.policyIds, 'schedule_ids[]': args.schedule_id ? [args.schedule_id] : undefined, time_zone: args.time_zone },
+    window,
+    signal,
+    reserve: { requests: 2 * expected },
+    maxRows: MAX_SHIFTS,
+    onProgress: input.onProgress,
+  });
+  if (shifts.coveredUntil <= window.start) throw nothingCovered(shifts);
+  const covered = { ...window, end: shifts.coveredUntil };
+  const scheduleIds = [...new Set(shifts.rows.flatMap((row) => (isRecord(row.schedule) ? [String(row.schedule.id)] : [])))];
   if (scheduleIds.length > cap) notes.push(`Overrides are shown for the first ${cap} of ${scheduleIds.length} schedules only; ask by schedule_id for the others.`);
-  const overrides = await readOverrides(deps.api, scheduleIds.slice(0, cap), window, signal);
-  const escalationPolicies = coverageLevels(rows, window, overrides, levelCounts);
-  if (escalationPolicies.length === 0) notes.push(args.schedule_id ? 'Nobody is on call through this schedule in the window, or no escalation policy uses it.' : 'Nobody is on call in the window.');
-  return { summary: coverageSummary(escalationPolicies), escalation_policies: escalationPolicies, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+  const overrides = await readOverrides(deps.api, scheduleIds.slice(0, cap), covered, signal);
+  if (overrides.unread.length > 0) notes.push(`This call's budget ran out before the overrides of ${overrides.unread.length === 1 ? 'schedule' : 'schedules'} ${overrides.unread.join(', ')} were read: their shifts are shown without them; ask by schedule_id for them.`);
+  const coverage = await paced(coverageSteps(shifts.rows, covered, overrides.bySchedule, levelCounts), signal, coverageCancelled);
+  if (coverage.policies.length === 0) notes.push(args.schedule_id ? 'Nobody is on call through this schedule in the window, or no escalation policy uses it.' : 'Nobody is on call in the window.');
+  if (shifts.truncated) notes.push(`Not every shift of the window was read (${shifts.truncated}): gaps shown late in the window may be shifts not read. Ask by escalation_policy_id or for a shorter window.`);
+  let summary = coverageSummary(coverage);
+  const part: Partial<CoveragePart> = {};
+  if (shifts.coveredUntil < window.end) {
+    part.covered_until = shownTime(shifts.coveredUntil, window.zone);
+    summary = `Up to ${part.covered_until} only: ${summary}`;
+    notes.unshift(
+      `Covered from at to covered_until only, in full: ${shifts.short ?? 'the budget ran out'} (${shifts.total?.toLocaleString('en-US') ?? 'more'} shifts in it). ` +
+        'For the rest, call again with at set to covered_until, or ask for a shorter window or by escalation_policy_id.',
+    );
+  }
+  return { summary, escalation_policies: coverage.policies, ...part, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+}
+
+/** Not even the first slice of the window fits the call's budget. */
+function nothingCovered(shifts: ShiftsRead): ToolError {
+  return new ToolError({
+    kind: 'budget_exceeded',
+    message: `Not even the start of the window could be read in full: ${shifts.short ?? "this call's budget ran out"} (${shifts.total?.toLocaleString('en-US') ?? 'many'} shifts in it); nothing is shown.`,
+    nextStep: 'Ask for a shorter window (until closer to at), or by escalation_policy_id or schedule_id.',
+  });
 }
 
 /** The platform's on-call filter takes at most this many policies at once. */
@@ -117,7 +174,18 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
   if (policyIds && policyIds.length === 0) {
     return { ...base, ...subject, escalation_policies: [], note: args.team_id ? 'The team has no escalation policies.' : 'The service has no escalation policy.' };
   }
-  const until = args.until === undefined ? at.plus({ days: NEXT_SHIFT_LOOKAHEAD_DAYS }) : instantOf(args.until, args.time_zone, deps.now()).set({ millisecond: 0 });
+  if (args.until !== undefined) {
+    const until = instantOf(args.until, args.time_zone, deps.now()).set({ millisecond: 0 });
+    const window = { start: at.toMillis(), end: until.toMillis(), zone: at.zoneName ?? 'utc' };
+    const coverage = await coverageAnswer({ deps, signal, args, window, teamPolicies, policyIds, onProgress: pages('on-call shifts') });
+    // Asked by schedule, the shifts are that schedule's: a level's other schedules (or users the policy names) may cover its gaps.
+    if (args.schedule_id) {
+      coverage.summary = `Through schedule ${args.schedule_id} only: ${coverage.summary}`;
+      coverage.note = `Gaps are where this schedule has nobody on call; other schedules of the same level may cover them (ask by escalation_policy_id for the level's own gaps).${coverage.note ? ` ${coverage.note}` : ''}`;
+    }
+    return { ...base, until: shown(until), ...subject, ...(args.team_id ? { team_policies: policyIds?.length ?? 0 } : {}), ...coverage, ...(note ? { note: [note, coverage.note].filter(Boolean).join(' ') } : {}) };
+  }
+  const until = at.plus({ days: NEXT_SHIFT_LOOKAHEAD_DAYS });
   const { items, truncated, why } = await deps.api.listAll(
     '/oncalls',
     'oncalls',
@@ -131,17 +199,6 @@ export async function whoIsOnCall(args: WhoIsOnCallArgs, { deps, signal, progres
     signal,
     { maxItems: MAX_SHIFTS, onProgress: pages('on-call shifts') },
   );
-  if (args.until !== undefined) {
-    const window = { start: at.toMillis(), end: until.toMillis(), zone: at.zoneName ?? 'utc' };
-    const coverage = await coverageAnswer({ deps, signal, args, rows: items, window, teamPolicies, policyIds });
-    // Asked by schedule, the shifts are that schedule's: a level's other schedules (or users the policy names) may cover its gaps.
-    if (args.schedule_id) {
-      coverage.summary = `Through schedule ${args.schedule_id} only: ${coverage.summary}`;
-      coverage.note = `Gaps are where this schedule has nobody on call; other schedules of the same level may cover them (ask by escalation_policy_id for the level's own gaps).${coverage.note ? ` ${coverage.note}` : ''}`;
-    }
-    if (truncated) coverage.note = `Not every shift of the window was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): gaps shown late in the window may be shifts not read. Ask by escalation_policy_id or for a shorter window.${coverage.note ? ` ${coverage.note}` : ''}`;
-    return { ...base, until: shown(until), ...subject, ...(args.team_id ? { team_policies: policyIds?.length ?? 0 } : {}), ...coverage, ...(note ? { note: [note, coverage.note].filter(Boolean).join(' ') } : {}) };
-  }
   const policies: OnCallPolicy[] = onCallLevels(items, at.toMillis(), true);
   if (truncated) note = `Not every shift of the next ${NEXT_SHIFT_LOOKAHEAD_DAYS} days was read (${why ?? `more than ${MAX_SHIFTS.toLocaleString('en-US')}`}): the next person may be missing. Ask by escalation_policy_id.`;
   if (policies.length === 0) note ??= args.schedule_id ? 'No escalation policy uses this schedule, so nobody is paged through it.' : 'Nobody is on call.';

@@ -22,6 +22,7 @@ const outputSchema = z.object({
   team_policies: z.number().int().optional(),
   until: z.string().optional(),
   summary: z.string().optional(),
+  covered_until: z.string().optional(),
   escalation_policies: z.array(
     z.object({
       escalation_policy: z.string(),
@@ -78,7 +79,7 @@ function whoIsOnCallBudget(args: WhoIsOnCallArgs): { requests: number } {
 const whoIsOnCall = incidentOpsTool({
   name: 'IncidentOps.WhoIsOnCall',
   title: 'Who is on call',
-  description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next; with until, the coverage over a window: shifts, gaps, overrides. Give one of service_id, team_id, schedule_id, escalation_policy_id.',
+  description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next; with until, the coverage over a window: shifts, gaps, overrides (past the call budget, up to covered_until). Give one of service_id, team_id, schedule_id, escalation_policy_id.',
   toolset: 'tasks',
   beyondContract: true,
   input,
