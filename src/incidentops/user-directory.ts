@@ -433,8 +433,16 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
           (earlyPages.get(offset) ?? page(offset)).then(
             (result) => {
               running--;
-              const again = result.items.length > 0 && result.items.every((user) => seen.has(String(user.id)));
-              for (const user of result.items) seen.add(String(user.id));
+              // One pass: a page with no user unseen before it is the platform repeating itself.
+              let unseen = 0;
+              for (const user of result.items) {
+                const id = String(user.id);
+                if (!seen.has(id)) {
+                  seen.add(id);
+                  unseen++;
+                }
+              }
+              const again = result.items.length > 0 && unseen === 0;
               if (again) cutShort = true;
               if (result.items.length === 0 || again) emptyAt = Math.min(emptyAt, offset);
               else {
