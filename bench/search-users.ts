@@ -142,11 +142,17 @@ async function replicas(sandbox: PlatformProcess, redisUrl: string, queries: str
   await Promise.all(stores.map((store) => store.close()));
 }
 
+/** Per cold call: this process's CPU too, steadier than wall time on a shared machine (the platform's CPU is in its own process). */
+const coldCpu = new Map<Build, number[]>();
+
 async function coldSearch(sandbox: PlatformProcess, query: string, build: Build = THIS_BUILD): Promise<number> {
   const server = build.serverFor(sandbox);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const result = await build.executeTool(server, build.findTool(server, 'IncidentOps.SearchUsers')!, { query }, new AbortController().signal);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  coldCpu.set(build, [...(coldCpu.get(build) ?? []), (used.user + used.system) / 1000]);
   if (result.isError) throw new Error(JSON.stringify(result.content));
   return ms;
 }
@@ -246,7 +252,11 @@ async function main(): Promise<void> {
     console.log(`ratio cold / 100-sequential-page baseline: ${(p50 / baseP50).toFixed(3)}x (target <= 0.1x)`);
   }
   console.log(`100-sequential-page baseline (${pages} pages one after another):   ${baseline.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${baseP50.toFixed(0)} ms`);
-  if (cold[1]) console.log(`cold this build / baseline: p50 ${ratioText(percentile(cold[0]!, 50), percentile(cold[1], 50))}; median of per-round ratios ${ratioText(median(cold[0]!.map((x, i) => x / cold[1]![i]!)), 1)}`);
+  for (const build of builds) console.log(`cold SearchUsers CPU in this process, ${build.label}: p50 ${percentile(coldCpu.get(build)!, 50).toFixed(0)} ms`);
+  if (cold[1]) {
+    const [ours, theirs] = builds.map((build) => coldCpu.get(build)!) as [number[], number[]];
+    console.log(`cold this build / baseline: p50 ${ratioText(percentile(cold[0]!, 50), percentile(cold[1], 50))}; median of per-round ratios ${ratioText(median(cold[0]!.map((x, i) => x / cold[1]![i]!)), 1)}; CPU p50 ${ratioText(percentile(ours, 50), percentile(theirs, 50))}`);
+  }
 
   // Cached, through MCP: each build's server keeps its directory; the calls alternate between builds.
   const clients = await Promise.all(

@@ -294,8 +294,13 @@ const USER_FIELDS = ['id', 'name', 'summary', 'email', 'role', 'job_title', 'tim
  */
 export function slimUser(user: Json): Json {
   const out: Json = {};
-  for (const field of USER_FIELDS) if (user[field] !== undefined && user[field] !== null) out[field] = user[field];
-  if (out.name !== undefined) delete out.summary;
+  // The summary only stands in for a missing name. Not added then deleted: a deleted property
+  // turns every kept user into a slow dictionary object for all later reads.
+  const named = user.name !== undefined && user.name !== null;
+  for (const field of USER_FIELDS) {
+    const value = user[field];
+    if (value !== undefined && value !== null && !(named && field === 'summary')) out[field] = value;
+  }
   if (Array.isArray(user.teams)) out.teams = user.teams.map((team) => ref(team)).filter((team): team is Json => team !== undefined);
   return out;
 }
