@@ -13,6 +13,9 @@
  * `bench-<pid>:` are deleted at the end), also two replicas sharing it: the first search on one
  * replica (walk, then shared), the first on the other (read from Redis, decoded, indexed), and
  * cached searches on a replica with the store.
+ * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts): that build's SearchUsers runs in
+ * this process against the same sandbox, interleaved with this build's (the order alternating each
+ * round): cold calls, cached calls through MCP, and the matcher alone; it prints `this / baseline`.
  * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS, BENCH_REDIS_URL.
  */
 import { performance } from 'node:perf_hooks';
@@ -26,7 +29,48 @@ import { createUserIndex, rankUsers } from '../src/incidentops/user-matching.js'
 import { directoryKey } from '../src/incidentops/user-directory.js';
 import type { SharedStore } from '../src/core/store/store.js';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { baselineFile, baselineRoot, ratioText } from './baseline.js';
+
+/** What the bench runs of one build: this one's modules, or the baseline's (imported from its build/). */
+interface Build {
+  label: string;
+  serverFor(sandbox: PlatformProcess): AnyToolServer;
+  executeTool: typeof executeTool;
+  findTool: typeof findTool;
+  buildMcpServer: typeof buildMcpServer;
+  viewFor: typeof viewFor;
+  createUserIndex: typeof createUserIndex;
+  rankUsers: typeof rankUsers;
+}
+
+const THIS_BUILD: Build = { label: 'this build', serverFor: (sandbox) => serverFor(sandbox), executeTool, findTool, buildMcpServer, viewFor, createUserIndex, rankUsers };
+
+async function loadBaseline(root: string): Promise<Build> {
+  const load = (relative: string) => import(pathToFileURL(baselineFile(root, relative)).href);
+  const [registry, index, settings, logger, matching] = await Promise.all([
+    load('build/src/core/tools/registry.js'),
+    load('build/src/incidentops/index.js'),
+    load('build/src/incidentops/settings.js'),
+    load('build/src/core/logger.js'),
+    load('build/src/incidentops/user-matching.js'),
+  ]);
+  return {
+    label: `baseline ${root}`,
+    serverFor: (sandbox) =>
+      index.createIncidentOpsServer({
+        settings: settings.resolveIncidentOpsSettings({ baseUrl: sandbox.incidentops.baseUrl, accessToken: sandbox.incidentops.token }, {}),
+        logger: logger.silentLogger,
+        version: 'bench-baseline',
+      }),
+    executeTool: registry.executeTool,
+    findTool: registry.findTool,
+    buildMcpServer: registry.buildMcpServer,
+    viewFor: registry.viewFor,
+    createUserIndex: matching.createUserIndex,
+    rankUsers: matching.rankUsers,
+  };
+}
 
 /** The platform runs in its own process, as a real one does: its CPU is not charged to the search. */
 interface PlatformProcess {
@@ -55,6 +99,10 @@ const COLD_ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 7);
 const CACHED_ROUNDS = Number(process.env.BENCH_CACHED_ROUNDS ?? 10);
 
 type Json = Record<string, unknown>;
+
+function median(samples: number[]): number {
+  return percentile(samples, 50);
+}
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -94,11 +142,17 @@ async function replicas(sandbox: PlatformProcess, redisUrl: string, queries: str
   await Promise.all(stores.map((store) => store.close()));
 }
 
-async function coldSearch(sandbox: PlatformProcess, query: string): Promise<number> {
-  const server = serverFor(sandbox);
+/** Per cold call: this process's CPU too, steadier than wall time on a shared machine (the platform's CPU is in its own process). */
+const coldCpu = new Map<Build, number[]>();
+
+async function coldSearch(sandbox: PlatformProcess, query: string, build: Build = THIS_BUILD): Promise<number> {
+  const server = build.serverFor(sandbox);
+  const cpu = process.cpuUsage();
   const started = performance.now();
-  const result = await executeTool(server, findTool(server, 'IncidentOps.SearchUsers')!, { query }, new AbortController().signal);
+  const result = await build.executeTool(server, build.findTool(server, 'IncidentOps.SearchUsers')!, { query }, new AbortController().signal);
   const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  coldCpu.set(build, [...(coldCpu.get(build) ?? []), (used.user + used.system) / 1000]);
   if (result.isError) throw new Error(JSON.stringify(result.content));
   return ms;
 }
@@ -109,6 +163,40 @@ async function sequentialPages(sandbox: PlatformProcess, pages: number): Promise
   const started = performance.now();
   for (let page = 0; page < pages; page++) await api.listPage('/users', 'users', { limit: 100, offset: page * 100 }, signal);
   return performance.now() - started;
+}
+
+/** The matcher alone on the prepared index, the builds alternating per sample; MCP p50s of this build beside it. */
+function compareMatchers(builds: Build[], users: Json[], queries: [string, string][], mcpPerQuery: Map<string, number[]>, withBaseline: boolean): void {
+  const root = withBaseline;
+  const inOrder = (round: number) => (round % 2 === 0 ? builds : [...builds].reverse());
+  const perQuery = [mcpPerQuery];
+  const slim = users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') }));
+  const indexes = builds.map((build) => build.createUserIndex(slim));
+  console.log(`\n${'query'.padEnd(24)}${'MCP p50'.padStart(10)}${'matcher p50'.padStart(14)}${root ? 'baseline'.padStart(10) : ''}   top match`);
+  const matcherTotals = builds.map(() => 0);
+  for (const [label, query] of queries) {
+    const samples = builds.map(() => [] as number[]);
+    let top = '';
+    for (let i = 0; i < 20; i++) {
+      for (const build of inOrder(i)) {
+        const b = builds.indexOf(build);
+        const started = performance.now();
+        const ranked = build.rankUsers(query, indexes[b] as ReturnType<typeof createUserIndex>);
+        samples[b]!.push(performance.now() - started);
+        if (b === 0) top = ranked[0] ? `${ranked[0].user.name} (${ranked[0].confidence})` : '-';
+      }
+    }
+    samples.forEach((list, b) => (matcherTotals[b]! += percentile(list, 50)));
+    const theirs = samples[1] ? percentile(samples[1], 50).toFixed(2).padStart(10) : '';
+    console.log(`${label.padEnd(24)}${percentile(perQuery[0]!.get(label)!, 50).toFixed(2).padStart(10)}${percentile(samples[0]!, 50).toFixed(2).padStart(14)}${theirs}   ${JSON.stringify(query)} -> ${top}`);
+  }
+  if (root) console.log(`matcher this build / baseline (sum of per-query p50s): ${ratioText(matcherTotals[0]!, matcherTotals[1]!)}`);
+  for (const build of builds) {
+    const indexStarted = performance.now();
+    build.createUserIndex(slim);
+    console.log(`index build for ${users.length} users, ${build.label}: ${(performance.now() - indexStarted).toFixed(0)} ms`);
+  }
+
 }
 
 async function main(): Promise<void> {
@@ -145,67 +233,74 @@ async function main(): Promise<void> {
     ['gibberish', 'zzqxv'],
   ];
 
-  // Cold vs the 100-sequential-page baseline, interleaved.
-  const cold: number[] = [];
+  const root = baselineRoot();
+  const builds = root ? [THIS_BUILD, await loadBaseline(root)] : [THIS_BUILD];
+  /** Round r runs the builds in this order: alternating, so neither always goes first. */
+  const inOrder = (round: number) => (round % 2 === 0 ? builds : [...builds].reverse());
+
+  // Cold vs the 100-sequential-page baseline, interleaved (and against the baseline build's cold call).
+  const cold = builds.map(() => [] as number[]);
   const baseline: number[] = [];
   for (let round = 0; round < COLD_ROUNDS; round++) {
     baseline.push(await sequentialPages(sandbox, pages));
-    cold.push(await coldSearch(sandbox, queries[round % queries.length]![1]));
+    for (const build of inOrder(round)) cold[builds.indexOf(build)]!.push(await coldSearch(sandbox, queries[round % queries.length]![1], build));
   }
-  const coldP50 = percentile(cold, 50);
   const baseP50 = percentile(baseline, 50);
-  console.log(`\ncold SearchUsers (fresh server: fetch, index, rank): ${cold.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${coldP50.toFixed(0)} ms`);
+  for (const [b, build] of builds.entries()) {
+    const p50 = percentile(cold[b]!, 50);
+    console.log(`\ncold SearchUsers, ${build.label} (fresh server: fetch, index, rank): ${cold[b]!.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${p50.toFixed(0)} ms`);
+    console.log(`ratio cold / 100-sequential-page baseline: ${(p50 / baseP50).toFixed(3)}x (target <= 0.1x)`);
+  }
   console.log(`100-sequential-page baseline (${pages} pages one after another):   ${baseline.map((x) => x.toFixed(0)).join(', ')} ms; p50 ${baseP50.toFixed(0)} ms`);
-  console.log(`ratio cold / baseline: ${(coldP50 / baseP50).toFixed(3)}x (target <= 0.1x)`);
+  for (const build of builds) console.log(`cold SearchUsers CPU in this process, ${build.label}: p50 ${percentile(coldCpu.get(build)!, 50).toFixed(0)} ms`);
+  if (cold[1]) {
+    const [ours, theirs] = builds.map((build) => coldCpu.get(build)!) as [number[], number[]];
+    console.log(`cold this build / baseline: p50 ${ratioText(percentile(cold[0]!, 50), percentile(cold[1], 50))}; median of per-round ratios ${ratioText(median(cold[0]!.map((x, i) => x / cold[1]![i]!)), 1)}; CPU p50 ${ratioText(percentile(ours, 50), percentile(theirs, 50))}`);
+  }
 
-  // Cached, through MCP.
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const mcp = buildMcpServer(viewFor(server));
-  await mcp.connect(serverSide);
-  const client = new Client({ name: 'search-users-bench', version: '1' });
-  await client.connect(clientSide);
-  const call = async (query: string, auto = false) => {
+  // Cached, through MCP: each build's server keeps its directory; the calls alternate between builds.
+  const clients = await Promise.all(
+    builds.map(async (build) => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const mcp = build.buildMcpServer(build.viewFor(build === THIS_BUILD ? server : build.serverFor(sandbox)));
+      await mcp.connect(serverSide);
+      const client = new Client({ name: 'search-users-bench', version: '1' });
+      await client.connect(clientSide);
+      return client;
+    }),
+  );
+  const call = async (client: Client, query: string, auto = false) => {
     const started = performance.now();
     const result = await client.callTool({ name: 'IncidentOps.SearchUsers', arguments: { query, auto_accept_matches: auto } });
     const ms = performance.now() - started;
     if (result.isError) throw new Error(JSON.stringify(result.content));
     return { ms, data: result.structuredContent as Json };
   };
-  for (const [, query] of queries) await call(query); // warm-up (JIT, index built)
-  const all: number[] = [];
-  const perQuery = new Map<string, number[]>();
+  for (const client of clients) for (const [, query] of queries) await call(client, query); // warm-up (JIT, index built)
+  const all = builds.map(() => [] as number[]);
+  const perQuery = builds.map(() => new Map<string, number[]>());
   for (let round = 0; round < CACHED_ROUNDS; round++) {
     for (const [label, query] of queries) {
-      const { ms } = await call(query, round % 2 === 1);
-      all.push(ms);
-      perQuery.set(label, [...(perQuery.get(label) ?? []), ms]);
+      for (const build of inOrder(round)) {
+        const b = builds.indexOf(build);
+        const { ms } = await call(clients[b]!, query, round % 2 === 1);
+        all[b]!.push(ms);
+        perQuery[b]!.set(label, [...(perQuery[b]!.get(label) ?? []), ms]);
+      }
     }
   }
-  const cachedP50 = percentile(all, 50);
-  console.log(`\ncached SearchUsers through MCP (${all.length} calls): p50 ${cachedP50.toFixed(1)} ms, p95 ${percentile(all, 95).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`);
-  console.log(`ratio cached p50 / 25 ms target: ${(cachedP50 / 25).toFixed(2)}x (target <= 1)`);
+  for (const [b, build] of builds.entries()) {
+    const cachedP50 = percentile(all[b]!, 50);
+    console.log(`\ncached SearchUsers through MCP, ${build.label} (${all[b]!.length} calls): p50 ${cachedP50.toFixed(1)} ms, p95 ${percentile(all[b]!, 95).toFixed(1)} ms, max ${Math.max(...all[b]!).toFixed(1)} ms`);
+    console.log(`ratio cached p50 / 25 ms target: ${(cachedP50 / 25).toFixed(2)}x (target <= 1)`);
+  }
+  if (all[1]) console.log(`cached this build / baseline: p50 ${ratioText(percentile(all[0]!, 50), percentile(all[1], 50))}, p95 ${ratioText(percentile(all[0]!, 95), percentile(all[1], 95))}`);
 
-  // The matcher alone on the prepared index.
-  const index = createUserIndex(users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') })));
-  console.log(`\n${'query'.padEnd(24)}${'MCP p50'.padStart(10)}${'matcher p50'.padStart(14)}   top match`);
-  for (const [label, query] of queries) {
-    const samples: number[] = [];
-    let top = '';
-    for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      const ranked = rankUsers(query, index);
-      samples.push(performance.now() - started);
-      top = ranked[0] ? `${ranked[0].user.name} (${ranked[0].confidence})` : '-';
-    }
-    console.log(`${label.padEnd(24)}${percentile(perQuery.get(label)!, 50).toFixed(2).padStart(10)}${percentile(samples, 50).toFixed(2).padStart(14)}   ${JSON.stringify(query)} -> ${top}`);
-  }
-  const indexStarted = performance.now();
-  createUserIndex(users.map((u) => ({ id: String(u.id), name: String(u.name ?? ''), email: String(u.email ?? '') })));
-  console.log(`index build for ${users.length} users: ${(performance.now() - indexStarted).toFixed(0)} ms`);
+  compareMatchers(builds, users, queries, perQuery[0]!, Boolean(root));
 
   if (process.env.BENCH_REDIS_URL) await replicas(sandbox, process.env.BENCH_REDIS_URL, queries.map(([, query]) => query));
 
-  await client.close();
+  await Promise.all(clients.map((client) => client.close()));
   await sandbox.close();
 }
 

@@ -97,7 +97,8 @@ function allServerFlags(which: 'flags' | 'loginFlags' = 'flags'): ServerFlag[] {
   for (const entry of SERVER_INFO) {
     for (const flag of entry[which]) {
       const existing = seen.get(flag.flags);
-      seen.set(flag.flags, existing ? { flags: flag.flags, description: `${existing.description}; ${entry.name}: ${flag.description}` } : { flags: flag.flags, description: `${entry.name}: ${flag.description}` });
+      const description = existing ? `${existing.description}; ${entry.name}: ${flag.description}` : `${entry.name}: ${flag.description}`;
+      seen.set(flag.flags, { flags: flag.flags, description, ...(flag.serve || existing?.serve ? { serve: true as const } : {}) });
     }
   }
   return [...seen.values()];
@@ -120,9 +121,12 @@ for (const info of SERVER_INFO) {
 }
 
 addChoiceOptions(
-  addServeOptions(
-    program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
-    false,
+  addServerFlags(
+    addServeOptions(
+      program.command('serve').description('serve every tool server over HTTP on one port, one path each (/<server>/mcp); credentials come from the environment'),
+      false,
+    ),
+    allServerFlags().filter((flag) => flag.serve),
   ),
   SERVER_INFO[0]!.exampleTool,
 ).action(async (flags: ServeFlags) => {

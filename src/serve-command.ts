@@ -382,7 +382,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
 export async function serveAllCommand(flags: ServeFlags): Promise<void> {
   const sandbox = await maybeSandbox(flags.sandbox);
   const entries = await Promise.all(SERVER_INFO.map((info) => info.load()));
-  await serveHttp(await httpServers(entries, {}, flags, sandbox, false), flags, false);
+  await serveHttp(await httpServers(entries, settingsFrom(flags), flags, sandbox, false), flags, false);
   if (sandbox) process.stderr.write(`The servers use the built-in sandbox at ${sandbox.url} (no real platform is contacted).\n\n`);
 }
 

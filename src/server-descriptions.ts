@@ -27,6 +27,8 @@ export type ServerId = 'incidentops' | 'canvasapi';
 export interface ServerFlag {
   flags: string;
   description: string;
+  /** An operator's choice, not a host or credential: `toolservers serve` takes it too. */
+  serve?: true;
 }
 
 /** What the CLI knows of a server before loading it. */
@@ -76,8 +78,8 @@ export const CANVASAPI_DESCRIPTION: ServerDescription = {
   flags: [
     { flags: '--base-url <url>', description: `API base URL (${CANVASAPI_ENV.baseUrl}), default https://api.miro.com` },
     { flags: '--access-token <token>', description: `OAuth access token; prefer ${CANVASAPI_ENV.accessToken}, flags show in process lists` },
-    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may share with; set, no board, project or team is opened wider (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone' },
-    { flags: '--full-records', description: 'lists and write echoes keep creator, modifier, timestamps and default styles (TOOLSERVERS_FULL_RECORDS; per HTTP request X-Toolservers-Full-Records); default: lean' },
+    { flags: '--invite-allowed-domains <list>', description: 'comma-separated e-mail domains and addresses that tools may share with; set, no board, project or team is opened wider (TOOLSERVERS_INVITE_ALLOWED_DOMAINS); default: anyone', serve: true },
+    { flags: '--full-records', description: 'lists and write echoes keep creator, modifier, timestamps and default styles (TOOLSERVERS_FULL_RECORDS; per HTTP request X-Toolservers-Full-Records); default: lean', serve: true },
   ],
   loginFlags: [{ flags: '--base-url <url>', description: `API base URL the sign-in is for (${CANVASAPI_ENV.baseUrl})` }, ...OAUTH_CLIENT_FLAGS(CANVASAPI_ENV)],
 };

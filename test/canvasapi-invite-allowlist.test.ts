@@ -7,10 +7,14 @@
  * catalogue and the platform's spec, not by name. Tests that read the spec skip without it.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { canvasApiCatalogue } from '../src/canvasapi/catalogue.js';
 import type { CanvasToolEntry } from '../src/canvasapi/catalogue-types.js';
 import { ACCESS_FIELDS, addressesIn, applyInviteAllowlist, canShare, isInviteAllowed } from '../src/canvasapi/invite-allowlist.js';
@@ -236,12 +240,14 @@ describe('the invitation allowlist', () => {
 
   it('finds every e-mail-shaped part of a text, however it is written', () => {
     assert.deepEqual(addressesIn('Ana <ana@partner.io>, mailto:EVE@Evil.Example; (bo@x.example).'), ['ana@partner.io', 'EVE@Evil.Example', 'bo@x.example']);
-    assert.deepEqual(addressesIn('eve\uff20evil.example'), ['eve@evil.example'], 'a full-width at sign is read as one');
+    assert.deepEqual(addressesIn('eve\uff20evil.example'), ['eve\uff20evil.example'], 'a full-width at sign is read as one');
     assert.deepEqual(addressesIn('jonas@northwind.example.evil.example jonas@northwind.example%2eevil.example'), ['jonas@northwind.example.evil.example', 'jonas@northwind.example%2eevil.example']);
-    assert.deepEqual(addressesIn('"eve"@partner.io eve@[192.0.2.1]'), ['@partner.io', 'eve@[192.0.2.1]']);
+    assert.deepEqual(addressesIn('"eve"@partner.io eve@[192.0.2.1]'), ['"eve"@partner.io', 'eve@[192.0.2.1]']);
     assert.deepEqual(addressesIn('no address: @ alone, a@ b, 50 @ 3 EUR'), []);
     const list = parseInviteAllowlist(ALLOWLIST)!;
-    for (const outside of addressesIn('"eve"@partner.io eve@[192.0.2.1] x}ana@partner.io jonas@northwind.example%2eevil.example')) assert.ok(!isInviteAllowed(outside, list), outside);
+    for (const outside of addressesIn('"eve"@partner.io eve@[192.0.2.1] x}ana@partner.io jonas@northwind.example%2eevil.example eve.(x)ana@partner.io ana@partner.io(x) eve\uff20northwind.example')) {
+      assert.ok(!isInviteAllowed(outside, list), outside);
+    }
     for (const inside of addressesIn('Jonas.Becker@NorthWind.example. Ana <ana@partner.io>')) assert.ok(isInviteAllowed(inside, list), inside);
   });
 
@@ -388,8 +394,13 @@ describe('the invitation allowlist', () => {
         assert.ok(refused instanceof ToolError, `${entry.name}: ${JSON.stringify(withOutsider)} was not refused`);
         assert.equal(refused.details.kind, 'invalid_input');
         const shown = placement.upper ? outside.toUpperCase() : outside;
-        assert.ok(refused.details.issues?.some((issue) => issue.problem.startsWith(`${shown} is not allowed`) && (!entry.requestSchema || issue.parameter === formatPath(['request_body', ...path]))), JSON.stringify(refused.details.issues));
-        applyInviteAllowlist(entry, place(inside).body, undefined, list);
+        // Plain and outside, or touched by a comment or quote that makes it a form this server does not read.
+        const named = (problem: string) => problem.startsWith(`${shown} is not allowed`) || (problem.includes(shown) && problem.includes('is not a plain e-mail address'));
+        assert.ok(refused.details.issues?.some((issue) => named(issue.problem) && (!entry.requestSchema || issue.parameter === formatPath(['request_body', ...path]))), JSON.stringify(refused.details.issues));
+        // An insider passes wherever it stands, unless a comment or quote touches it.
+        const [before = '', open = '', close = '', after = ''] = placement.around ?? [];
+        const untouched = placement.around ? ([before, ` ${open}`.replace(/[)"]/, ' '), close.replace('(', ' '), after] as [string, string, string, string]) : undefined;
+        applyInviteAllowlist(entry, placeAddress(base, placement.upper ? inside.toUpperCase() : inside, { ...placement, around: untouched }).body, undefined, list);
       }),
       { numRuns: 2000 },
     );
@@ -476,20 +487,163 @@ describe('the invitation allowlist', () => {
     }
   });
 
-  it('the CLI flag reaches the tools: `toolservers call` refuses an outside address with exit code 1', () => {
+  it("refuses the issue's addresses, and every form that hides a mailbox, in every inviting tool and in text, naming the parameter, the address and the reason", async () => {
+    const demo = sandbox.canvasapi.demo!;
+    const inviteArgs: Record<string, (address: string) => [Json, string]> = {
+      'CanvasApi.ShareCanvasBoard': (address) => [{ board_unique_identifier: demo.boardIds[0], invitee_email_addresses: [INSIDER, address], board_member_role: 'viewer' }, 'invitee_email_addresses[1]'],
+      'CanvasApi.InviteCanvasTeamMember': (address) => [{ organization_id: demo.organizationId, team_identifier: demo.teamId, user_email_for_team_invitation: address }, 'user_email_for_team_invitation'],
+      'CanvasApi.AddCanvasProjectMember': (address) => [{ organization_id: demo.organizationId, team_id: demo.teamId, project_id: demo.projectId, user_email_id: address, project_member_role: 'editor' }, 'user_email_id'],
+    };
+    assert.deepEqual(Object.keys(inviteArgs).sort(), inviting.map((entry) => entry.name).sort(), 'one call per inviting tool');
+    // Forms of ana@partner.io (listed) and of addresses at northwind.example (a listed domain); none plain.
+    const forms: [string, RegExp][] = [
+      ['eve.(x)ana@partner.io', /comment/],
+      ['eve(x)ana@partner.io', /comment/],
+      ['ana(x)@partner.io', /comment/],
+      ['ana@partner.io(x)', /comment/],
+      ['"eve"ana@partner.io', /quoted/],
+      ['"eve.ana"@partner.io', /quoted/],
+      ['eve."x".ana@partner.io', /quoted/],
+      ['@evil.example:ana@partner.io', /source route|more than one @/],
+      ['eve. ana@partner.io', /white space/],
+      ['ana@[192.0.2.1]', /IP-address literal/],
+      ['ana@partner.io.', /ending in a dot/],
+      ['Eve <ana@partner.io>', /white space|angle brackets/],
+      ['ana\uff20partner.io', /full-width @/],
+      ['\uff41na@partner.io', /outside ASCII/],
+      ['bo@northwind.example@evil.example', /more than one @/],
+    ];
+    for (const [tool, argsFor] of Object.entries(inviteArgs)) {
+      for (const [form, reason] of forms) {
+        const [args, parameter] = argsFor(form);
+        const outcome = await callRecorded(sandbox, guarded, tool, args);
+        assert.equal(outcome.isError, true, `${tool} ${form}: ${JSON.stringify(outcome.data)}`);
+        assert.equal(outcome.sent.length, 0, `${tool} ${form}: nothing was sent`);
+        const issue = (outcome.data.issues as { parameter: string; problem: string }[]).find((candidate) => candidate.parameter === parameter);
+        assert.ok(issue, `${tool} ${form}: ${JSON.stringify(outcome.data)}`);
+        // The parameter's own e-mail format may refuse a form first; else the allowlist names it and the reason.
+        if (issue.problem.startsWith('must be')) continue;
+        assert.match(String(outcome.data.message), /^Nothing was sent: /);
+        assert.ok(issue.problem.startsWith(`${form} is not a plain e-mail address: it `) && reason.test(issue.problem) && issue.problem.includes('plain addresses (name@domain.tld'), `${tool} ${form}: ${issue.problem}`);
+      }
+    }
+    // The issue's two in running text: an invitation message and a board description.
+    for (const address of ['eve.(x)ana@partner.io', 'eve(x)ana@partner.io']) {
+      const message = await callRecorded(sandbox, guarded, 'CanvasApi.ShareCanvasBoard', { board_unique_identifier: demo.boardIds[0], invitee_email_addresses: [INSIDER], invitation_message: `Ask ${address} first.` });
+      assert.match(assertRefusedUnsent(message, address)[0]!.problem, new RegExp(`^${address.replace(/[.()]/g, '\\$&')} is not a plain e-mail address: it has a comment in parentheses`));
+      assert.match(String(message.data.message), /is not a plain e-mail address/);
+      const description = await callRecorded(sandbox, guarded, 'CanvasApi.CreateCanvasBoard', { mode: 'execute', request_body: { name: 'B', description: `Owner: ${address}` } });
+      assert.deepEqual(assertRefusedUnsent(description, address).map((issue) => issue.parameter), ['request_body.description']);
+    }
+  });
+
+  it('reads listed domains as the platform resolves them: any case or script form of the same name passes, another name does not', async () => {
+    const demo = sandbox.canvasapi.demo!;
+    const list = parseInviteAllowlist('Bücher.Example, xn--caf-dma.example, ana@ｐａｒｔｎｅｒ.io')!;
+    assert.deepEqual([...list.domains], ['xn--bcher-kva.example', 'xn--caf-dma.example']);
+    assert.deepEqual([...list.addresses], ['ana@partner.io']);
+    for (const address of ['jo@xn--bcher-kva.example', 'jo@BÜCHER.example', 'jo@café.example', 'ANA@partner.io', 'ana@PARTNER.IO']) assert.ok(isInviteAllowed(address, list), address);
+    for (const address of ['jo@bucher.example', 'jo@cafe.example', 'jo@b\u00fccher.example.evil.example', 'ana@p\u0430rtner.io', 'ana@partner.io.', 'bo@partner.io']) assert.ok(!isInviteAllowed(address, list), address);
+    const server = canvasApiServerFor(sandbox.canvasapi, { inviteAllowedDomains: 'bücher.example' });
+    const sent = await callRecorded(sandbox, server, 'CanvasApi.ShareCanvasBoard', { board_unique_identifier: demo.boardIds[0], invitee_email_addresses: ['jo@xn--bcher-kva.example'], board_member_role: 'viewer' });
+    assert.equal(sent.isError, false, JSON.stringify(sent.data));
+    assert.equal(sent.sent.length, 1);
+    // A sentence's full stop ends the address; in an address field the dot is refused.
+    assert.equal((await callRecorded(sandbox, guarded, 'CanvasApi.ShareCanvasBoard', { board_unique_identifier: demo.boardIds[0], invitee_email_addresses: [INSIDER], invitation_message: `Ask ${INSIDER}.` })).isError, false);
+  });
+
+  it('refuses an allowlist entry that is not a plain domain or address, with the reason, at start', () => {
+    for (const [bad, reason] of [
+      ['eve.(x)ana@partner.io', /comment/],
+      ['"ana"@partner.io', /quoted/],
+      ['ana@[192.0.2.1]', /IP-address literal/],
+      ['partner.io.', /ending in a dot/],
+      ['192.0.2.1', /IP address/],
+    ] as const) {
+      assert.throws(() => parseInviteAllowlist(bad), (error: Error) => error.message.includes(JSON.stringify(bad)) && reason.test(error.message), bad);
+    }
+  });
+
+  it('the CLI reaches the tools: `toolservers call --sandbox` refuses an outside address with exit code 1, by the flag or by the variable', () => {
     const args = JSON.stringify({ board_unique_identifier: 'uXjVBoard=', invitee_email_addresses: [OUTSIDER] });
-    const result = spawnSync(process.execPath, [CLI, 'call', 'CanvasApi.ShareCanvasBoard', args, '--sandbox', '--invite-allowed-domains', 'northwind.example'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'error', HOME: process.env.HOME ?? '' },
-    });
-    assert.equal(result.status, 1, result.stderr);
-    const printed = JSON.parse(result.stdout) as Json;
-    const error = (printed.error ?? printed) as Json;
-    assert.equal(error.kind, 'invalid_input', result.stdout);
-    assert.match(result.stdout, /outside the invitation allowlist \(northwind\.example\)/);
+    for (const [flags, env] of [
+      [['--invite-allowed-domains', 'northwind.example'], {}],
+      [[], { [INVITE_ALLOWLIST_ENV]: 'northwind.example' }],
+    ] as const) {
+      const result = spawnSync(process.execPath, [CLI, 'call', 'CanvasApi.ShareCanvasBoard', args, '--sandbox', ...flags], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'error', HOME: process.env.HOME ?? '', ...env },
+      });
+      assert.equal(result.status, 1, `${flags.join(' ')} ${JSON.stringify(env)}: ${result.stderr}`);
+      const printed = JSON.parse(result.stdout) as Json;
+      const error = (printed.error ?? printed) as Json;
+      assert.equal(error.kind, 'invalid_input', result.stdout);
+      assert.match(result.stdout, /outside the invitation allowlist \(northwind\.example\)/);
+    }
+  });
+
+  it('`toolservers serve --sandbox` (what `npm start` runs) takes the allowlist as a flag or from the variable; the sandbox still gets none of the real credentials', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'allowlist-serve-'));
+    try {
+      for (const [flags, env] of [
+        [['--invite-allowed-domains', 'northwind.example'], {}],
+        [[], { [INVITE_ALLOWLIST_ENV]: 'northwind.example' }],
+      ] as const) {
+        // A real platform's token and host in the environment are not read with --sandbox.
+        const served = await startServe([...flags], { HOME: home, TOOLSERVERS_CREDENTIALS_FILE: path.join(home, 'credentials.json'), CANVASAPI_ACCESS_TOKEN: 'real-token-never-sent', CANVASAPI_BASE_URL: 'http://127.0.0.1:9', ...env });
+        try {
+          const client = new Client({ name: 'allowlist-test', version: '1.0.0' });
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/canvasapi/mcp`), { requestInit: { headers: { Authorization: `Bearer ${served.key}` } } }));
+          try {
+            const boards = (await client.callTool({ name: 'CanvasApi.RetrieveUserBoards', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+            assert.notEqual(boards.isError, true, `the sandbox answers: ${boards.content[0]?.text}`);
+            const board = /"id":\s*"([^"]+)"/.exec(boards.content[0]!.text)?.[1];
+            assert.ok(board, boards.content[0]!.text);
+            for (const [address, refused] of [[OUTSIDER, true], ['eve.(x)ana@northwind.example', true], [INSIDER, false]] as const) {
+              const result = (await client.callTool({ name: 'CanvasApi.ShareCanvasBoard', arguments: { board_unique_identifier: board, invitee_email_addresses: [address], board_member_role: 'viewer' } })) as { isError?: boolean; content: { text: string }[] };
+              assert.equal(result.isError === true, refused, `${flags.join(' ')} ${JSON.stringify(env)} ${address}: ${result.content[0]?.text}`);
+              if (refused) assert.match(result.content[0]!.text, /Nothing was sent: .*\(northwind\.example\)/);
+            }
+          } finally {
+            await client.close();
+          }
+        } finally {
+          await stopChild(served.child);
+        }
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
+
+/** `toolservers serve --sandbox` on a free port with exactly this environment: its URL and the key its banner shows. */
+async function startServe(flags: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string; key: string }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--sandbox', '--port', '0', ...flags], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '', TOOLSERVERS_LOG_LEVEL: 'error', ...env } });
+  let banner = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner: ${banner}`)), 60_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      banner += chunk.toString('utf8');
+      if (banner.includes('The servers use the built-in sandbox')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${banner}`)));
+  });
+  const url = /(http:\/\/127\.0\.0\.1:\d+)\/canvasapi\/mcp/.exec(banner)?.[1];
+  const key = /\):\n {2}(\S+)\n/.exec(banner)?.[1];
+  assert.ok(url && key, banner);
+  return { child, url, key };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill();
+  await exited;
+}
 
 /**
  * A copy of `base` with `address` placed in one of its objects or arrays (picked by `container`):

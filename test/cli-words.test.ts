@@ -374,7 +374,7 @@ describe('words for a shell', () => {
     const commands: [string[], Set<string>[]][] = [
       [['incidentops'], [serverFlags, serving, choices]],
       [['canvasapi'], [serverFlags, serving, choices]],
-      [['serve'], [serving, choices]],
+      [['serve'], [section('`toolservers serve'), serving, choices]],
       [['tools'], [section('`toolservers tools'), choices]],
       [['call'], [section('`toolservers call'), serverFlags]],
       [['sandbox'], [section('`toolservers sandbox')]],

@@ -40,8 +40,8 @@ describe('cold start loads only what the command uses', () => {
     assert.ok(modules.some((m) => m.includes('/src/incidentops/index.js')), 'the preload recorded the server itself');
     assert.deepEqual(modules.filter((m) => INCIDENTOPS_TASK_LOGIC.test(m)), [], "the task tools' logic loads with their first call");
     assert.deepEqual(modules.filter((m) => /node_modules\/luxon\//.test(m)), [], 'luxon loads with the first time or time zone to check');
-    // Its settings (names of environment variables, for help texts) are all the CLI knows of the other server.
-    assert.deepEqual(modules.filter((m) => /\/src\/canvasapi\//.test(m) && !m.endsWith('/src/canvasapi/settings.js')), []);
+    // Its settings (names of environment variables, for help texts, and the allowlist's address grammar) are all the CLI knows of the other server.
+    assert.deepEqual(modules.filter((m) => /\/src\/canvasapi\//.test(m) && !/\/src\/canvasapi\/(settings|email-address)\.js$/.test(m)), []);
     for (const [what, pattern] of ALWAYS_ABSENT) assert.deepEqual(modules.filter((m) => pattern.test(m)), [], `${what} must not be loaded`);
   });
 

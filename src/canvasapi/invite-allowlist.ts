@@ -8,14 +8,24 @@ import { ToolError, type InputIssue } from '../core/errors.js';
 import { isRecord } from '../core/json.js';
 import { formatPath, limitIssues } from '../core/tools/schema.js';
 import type { CanvasToolEntry } from './catalogue-types.js';
+import { addressesInText, PLAIN_ADDRESS, readDomain, readPlainAddress, type FoundAddress, type PlainAddress } from './email-address.js';
 import type { InviteAllowlist } from './settings.js';
 
 type Json = Record<string, unknown>;
 type PathSegment = string | number;
 
+/** Whether the allowlist lets in a plain address (a domain alone, `local` empty, when the whole domain is listed). */
+function allows(allowlist: InviteAllowlist, address: PlainAddress): boolean {
+  return allowlist.domains.has(address.domain) || (address.local !== '' && allowlist.addresses.has(`${address.local}@${address.domain}`));
+}
+
+/** Whether one address, or a domain alone ("@example.com"), may be invited: it must be plain and listed. */
 export function isInviteAllowed(address: string, allowlist: InviteAllowlist): boolean {
-  const lower = address.trim().toLowerCase();
-  return allowlist.addresses.has(lower) || allowlist.domains.has(lower.slice(lower.lastIndexOf('@') + 1));
+  const text = address.trim();
+  const domainAlone = text.startsWith('@') ? readDomain(text.slice(1)) : undefined;
+  if (domainAlone) return 'ascii' in domainAlone && allows(allowlist, { local: '', domain: domainAlone.ascii });
+  const read = readPlainAddress(text);
+  return !('problem' in read) && allows(allowlist, read);
 }
 
 /**
@@ -74,6 +84,8 @@ export function canShare(entry: CanvasToolEntry): boolean {
 interface Findings {
   issues: InputIssue[];
   refusedAddresses: string[];
+  /** Addresses in a form this server does not read (comments, quotes, routes, IP literals, ...). */
+  unplain: string[];
   widened: string[];
   unknown: string[];
 }
@@ -87,13 +99,30 @@ interface Findings {
 export function applyInviteAllowlist(entry: CanvasToolEntry, body: unknown, requestSchema: unknown, allowlist: InviteAllowlist | undefined): unknown {
   if (!allowlist || body === undefined || !canShare(entry)) return body;
   const name = parameterNamer(entry);
-  const findings: Findings = { issues: [], refusedAddresses: [], widened: [], unknown: [] };
-  findOutsideAddresses(body, [], allowlist, name, findings);
+  const findings: Findings = { issues: [], refusedAddresses: [], unplain: [], widened: [], unknown: [] };
+  findOutsideAddresses(body, [], { allowlist, name, addressFields: addressFieldsOf(entry) }, findings);
   const fields = ACCESS_FIELDS[entry.name] ?? [];
   findWidening(body, fields, allowlist, name, findings);
   if (requestSchema !== undefined) findUnknownFields(body, requestSchema, [], name, findings);
   if (findings.issues.length > 0) throw refusal(findings, allowlist);
   return entry.effect === 'create' ? withClosedDefaults(body, fields) : body;
+}
+
+/** What the body walk needs: the allowlist, how paths are named, and which body fields hold addresses. */
+interface WalkContext {
+  allowlist: InviteAllowlist;
+  name: (path: readonly PathSegment[]) => string;
+  /** Dotted body path (array indices left out) -> the e-mail format of the parameter that fills it. */
+  addressFields: ReadonlyMap<string, 'email' | 'comma-emails'>;
+}
+
+/** The body fields an entry fills from e-mail parameters: the platform reads each as addresses. */
+function addressFieldsOf(entry: CanvasToolEntry): Map<string, 'email' | 'comma-emails'> {
+  const fields = new Map<string, 'email' | 'comma-emails'>();
+  for (const param of entry.params) {
+    if ((param.format === 'email' || param.format === 'comma-emails') && param.to.startsWith('body:')) fields.set(param.to.slice('body:'.length), param.format);
+  }
+  return fields;
 }
 
 /** How a body path is named to the caller: under request_body, or as the parameter that filled it. */
@@ -110,52 +139,45 @@ function parameterNamer(entry: CanvasToolEntry): (path: readonly PathSegment[]) 
   };
 }
 
-/**
- * What ends an address: before the "@", white space and what no unquoted local part holds; after
- * it, also URL and sentence punctuation. A domain literal ("[192.0.2.1]") stays a domain.
- */
-const LOCAL_STOP = /[\s<>()[\],;:"@\\]/u;
-const DOMAIN_STOP = /[\s<>(){},;:"'`@\\/?#!|]/u;
-
-/**
- * Every e-mail-shaped part of a text: an "@" with a domain after it, the local part being what
- * precedes it up to a separator (possibly nothing). Read after NFKC normalization, so a full-width
- * "＠" counts; a domain runs to the next separator, so anything appended to an allowed domain
- * makes it another domain.
- */
+/** Every address-shaped part of a text, as written (email-address.ts says how it is read). */
 export function addressesIn(text: string): string[] {
-  const normalized = text.normalize('NFKC');
-  const found: string[] = [];
-  for (let at = normalized.indexOf('@'); at !== -1; at = normalized.indexOf('@', at + 1)) {
-    let end = at + 1;
-    while (end < normalized.length && !DOMAIN_STOP.test(normalized[end] as string)) end += 1;
-    // Trailing dots (sentence punctuation) are not the domain's; a loop, since /\.+$/ is quadratic on "@....x".
-    let domainEnd = end;
-    while (domainEnd > at + 1 && normalized[domainEnd - 1] === '.') domainEnd -= 1;
-    const domain = normalized.slice(at + 1, domainEnd);
-    if (domain === '') continue;
-    let start = at;
-    while (start > 0 && !LOCAL_STOP.test(normalized[start - 1] as string)) start -= 1;
-    found.push(`${normalized.slice(start, at)}@${domain}`);
-  }
-  return found;
+  return addressesInText(text).map((found) => found.shown);
 }
 
-/** Walks the whole body, property names included: an outside address anywhere refuses the call. */
-function findOutsideAddresses(value: unknown, path: PathSegment[], allowlist: InviteAllowlist, name: (path: readonly PathSegment[]) => string, findings: Findings): void {
-  const check = (text: string, at: readonly PathSegment[]) => {
-    for (const address of addressesIn(text)) {
-      if (isInviteAllowed(address, allowlist)) continue;
-      findings.refusedAddresses.push(address);
-      findings.issues.push({ parameter: name(at), problem: `${address} is not allowed: this server may invite, add or name only addresses at ${allowlist.text} (the operator's invitation allowlist)` });
+/**
+ * Walks the whole body, property names included: an outside address, or one in a form this server
+ * does not read, anywhere refuses the call. A field the platform reads as addresses (an e-mail
+ * parameter) must hold exactly plain addresses; any other text is read as running text.
+ */
+function findOutsideAddresses(value: unknown, path: PathSegment[], context: WalkContext, findings: Findings): void {
+  const { allowlist, name } = context;
+  const report = (found: FoundAddress, at: readonly PathSegment[]) => {
+    if ('problem' in found) {
+      findings.unplain.push(found.shown);
+      findings.issues.push({ parameter: name(at), problem: `${found.shown} is not a plain e-mail address: it ${found.problem}; with the invitation allowlist set, only ${PLAIN_ADDRESS} at ${allowlist.text} are sent` });
+    } else if (!allows(allowlist, found)) {
+      findings.refusedAddresses.push(found.shown);
+      findings.issues.push({ parameter: name(at), problem: `${found.shown} is not allowed: this server may invite, add or name only addresses at ${allowlist.text} (the operator's invitation allowlist)` });
+    }
+  };
+  const check = (text: string, at: readonly PathSegment[], isKey = false) => {
+    const format = isKey ? undefined : context.addressFields.get(at.filter((segment) => typeof segment === 'string').join('.'));
+    if (format === undefined) {
+      for (const found of addressesInText(text)) report(found, at);
+      return;
+    }
+    // A comma-separated list is split where the platform splits it.
+    for (const part of format === 'comma-emails' ? text.split(',').map((piece) => piece.trim()) : [text]) {
+      const read = readPlainAddress(part);
+      report({ shown: part, ...read }, at);
     }
   };
   if (typeof value === 'string') check(value, path);
-  else if (Array.isArray(value)) value.forEach((item, i) => findOutsideAddresses(item, [...path, i], allowlist, name, findings));
+  else if (Array.isArray(value)) value.forEach((item, i) => findOutsideAddresses(item, [...path, i], context, findings));
   else if (isRecord(value)) {
     for (const [key, child] of Object.entries(value)) {
-      check(key, [...path, key]);
-      findOutsideAddresses(child, [...path, key], allowlist, name, findings);
+      check(key, [...path, key], true);
+      findOutsideAddresses(child, [...path, key], context, findings);
     }
   }
 }
@@ -179,8 +201,8 @@ function findWidening(body: unknown, fields: readonly AccessField[], allowlist: 
     if (field.domains) {
       if (!Array.isArray(value)) continue;
       value.forEach((item, i) => {
-        const domain = typeof item === 'string' ? item.trim().toLowerCase().replace(/^@/, '') : '';
-        if (allowlist.domains.has(domain)) return;
+        const domain = typeof item === 'string' ? readDomain(item.trim().replace(/^@/, '')) : undefined;
+        if (domain && 'ascii' in domain && allowlist.domains.has(domain.ascii)) return;
         findings.widened.push(name([...path, i]));
         const allowed = allowlist.domains.size ? `only the domains ${[...allowlist.domains].join(', ')}` : 'no domain (it lists single addresses only)';
         findings.issues.push({ parameter: name([...path, i]), problem: `${JSON.stringify(item)} would open ${field.opensTo}; the invitation allowlist allows ${allowed}` });
@@ -235,10 +257,13 @@ function refusal(findings: Findings, allowlist: InviteAllowlist): ToolError {
     const shown = `${addresses.slice(0, 5).join(', ')}${addresses.length > 5 ? ` and ${addresses.length - 5} more` : ''}`;
     parts.push(`${shown} ${addresses.length === 1 ? 'is' : 'are'} outside the invitation allowlist (${allowlist.text})`);
   }
+  const unplain = [...new Set(findings.unplain)];
+  if (unplain.length) parts.push(`${unplain.slice(0, 5).join(', ')} ${unplain.length === 1 ? 'is not a plain e-mail address' : 'are not plain e-mail addresses'}; with the invitation allowlist (${allowlist.text}) only ${PLAIN_ADDRESS} are sent`);
   if (findings.widened.length) parts.push(`${findings.widened.slice(0, 5).join(', ')} would open access wider than the invitation allowlist (${allowlist.text}) allows`);
   if (findings.unknown.length) parts.push(`${findings.unknown.slice(0, 5).join(', ')} ${findings.unknown.length === 1 ? 'is a field' : 'are fields'} whose effect on sharing this server cannot check`);
   const steps = [
     addresses.length ? 'name only addresses on the allowlist' : '',
+    unplain.length ? 'write each address plainly, as name@domain' : '',
     findings.widened.length ? 'leave out the settings that widen access (or set them closed)' : '',
     findings.unknown.length ? 'send only the fields of the request schema' : '',
   ].filter(Boolean);

@@ -1,5 +1,6 @@
 import { parseBoolean } from '../core/tools/selection.js';
 import { nonEmpty, requireUrl, SettingsError, timeoutSetting } from '../core/settings.js';
+import { readDomain, readPlainAddress } from './email-address.js';
 
 /** Where CanvasApi credentials and the API host come from. Flags win over environment variables. */
 
@@ -80,47 +81,46 @@ export function resolveCanvasApiSettings(flags: CanvasApiSettingsInput = {}, env
   return settings;
 }
 
+/** Lists and write echoes keep every field (the flag --full-records; per HTTP request the X-Toolservers-Full-Records header). */
+export const FULL_RECORDS_ENV = 'TOOLSERVERS_FULL_RECORDS';
+
 /**
  * The invitation allowlist (--invite-allowed-domains / TOOLSERVERS_INVITE_ALLOWED_DOMAINS): e-mail
  * domains and exact addresses that tools may share boards, teams and projects with.
  */
-/** Lists and write echoes keep every field (the flag --full-records; per HTTP request the X-Toolservers-Full-Records header). */
-export const FULL_RECORDS_ENV = 'TOOLSERVERS_FULL_RECORDS';
-
 export const INVITE_ALLOWLIST_ENV = 'TOOLSERVERS_INVITE_ALLOWED_DOMAINS';
 
 export interface InviteAllowlist {
-  /** Domains whose every address is allowed (exactly that domain: a subdomain is listed on its own). */
+  /** Domains whose every address is allowed, in their IDNA ASCII form (exactly that domain: a subdomain is listed on its own). */
   readonly domains: ReadonlySet<string>;
-  /** Single addresses allowed, lower-case. */
+  /** Single addresses allowed: the name in lower case, "@", the domain's ASCII form. */
   readonly addresses: ReadonlySet<string>;
-  /** As the operator wrote it, normalized, for messages. */
+  /** As the operator wrote it, lower case, for messages. */
   readonly text: string;
 }
 
-const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
-const LOCAL_PART = /^[^\s@,;]{1,64}$/;
-
 /**
- * The allowlist from a comma-separated list of domains (`example.com`, `@example.com`) and
- * addresses (`ana@partner.io`); undefined when unset or blank. Throws on an entry that is neither.
+ * The allowlist from a comma-separated list of domains (`example.com`, `@example.com`, or in
+ * Unicode: `bücher.example`) and plain addresses (`ana@partner.io`); undefined when unset or
+ * blank. Throws on an entry that is neither, with the reason.
  */
 export function parseInviteAllowlist(value: string | undefined): InviteAllowlist | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const domains = new Set<string>();
   const addresses = new Set<string>();
+  const shown: string[][] = [[], []];
   for (const raw of value.split(',')) {
     const entry = raw.trim().toLowerCase();
     if (entry === '') continue;
-    const at = entry.lastIndexOf('@');
-    const local = at > 0 ? entry.slice(0, at) : '';
-    const domain = entry.slice(at + 1);
-    if (!DOMAIN.test(domain) || (at > 0 && !LOCAL_PART.test(local))) {
-      throw new SettingsError(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor an address (ana@partner.io).`);
+    const isAddress = entry.lastIndexOf('@') > 0;
+    const read = isAddress ? readPlainAddress(entry) : readDomain(entry.replace(/^@/, ''));
+    if ('problem' in read) {
+      throw new SettingsError(`${INVITE_ALLOWLIST_ENV} / --invite-allowed-domains: ${JSON.stringify(raw.trim().slice(0, 100))} is neither an e-mail domain (example.com) nor a plain address (ana@partner.io): it ${read.problem}.`);
     }
-    if (at > 0) addresses.add(entry);
-    else domains.add(domain);
+    if ('ascii' in read) domains.add(read.ascii);
+    else addresses.add(`${read.local}@${read.domain}`);
+    shown[isAddress ? 1 : 0]!.push(entry.replace(/^@/, ''));
   }
   if (domains.size === 0 && addresses.size === 0) return undefined;
-  return { domains, addresses, text: [...domains, ...addresses].join(', ') };
+  return { domains, addresses, text: [...new Set(shown.flat())].join(', ') };
 }

@@ -294,8 +294,13 @@ const USER_FIELDS = ['id', 'name', 'summary', 'email', 'role', 'job_title', 'tim
  */
 export function slimUser(user: Json): Json {
   const out: Json = {};
-  for (const field of USER_FIELDS) if (user[field] !== undefined && user[field] !== null) out[field] = user[field];
-  if (out.name !== undefined) delete out.summary;
+  // The summary only stands in for a missing name. Not added then deleted: a deleted property
+  // turns every kept user into a slow dictionary object for all later reads.
+  const named = user.name !== undefined && user.name !== null;
+  for (const field of USER_FIELDS) {
+    const value = user[field];
+    if (value !== undefined && value !== null && !(named && field === 'summary')) out[field] = value;
+  }
   if (Array.isArray(user.teams)) out.teams = user.teams.map((team) => ref(team)).filter((team): team is Json => team !== undefined);
   return out;
 }
@@ -433,8 +438,16 @@ async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgre
           (earlyPages.get(offset) ?? page(offset)).then(
             (result) => {
               running--;
-              const again = result.items.length > 0 && result.items.every((user) => seen.has(String(user.id)));
-              for (const user of result.items) seen.add(String(user.id));
+              // One pass: a page with no user unseen before it is the platform repeating itself.
+              let unseen = 0;
+              for (const user of result.items) {
+                const id = String(user.id);
+                if (!seen.has(id)) {
+                  seen.add(id);
+                  unseen++;
+                }
+              }
+              const again = result.items.length > 0 && unseen === 0;
               if (again) cutShort = true;
               if (result.items.length === 0 || again) emptyAt = Math.min(emptyAt, offset);
               else {

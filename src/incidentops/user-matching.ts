@@ -48,7 +48,7 @@
  * directory's languages), fuzzy.ts (the fuzzy component) and namesakes.ts (who else a query could mean).
  * Callers import from this file only.
  */
-import { FuzzyQuery, fuzzyScore, MAX_FUZZY_QUERY_CHARS } from './user-matching/fuzzy.js';
+import { FUZZY_WEIGHT, FuzzyQuery, fuzzyScore, MAX_FUZZY_QUERY_CHARS } from './user-matching/fuzzy.js';
 import { namesakesOf, plausibleUsers } from './user-matching/namesakes.js';
 import { germanSpelling, normalizeText, tokenize } from './user-matching/text.js';
 import { createUserIndex, UserIndex, type Entry, type MatchCandidate } from './user-matching/user-index.js';
@@ -202,7 +202,10 @@ export function rankUsers<T extends MatchCandidate>(
           confidence = es;
           on = 'email';
         }
-        const fz = fuzzy ? fuzzyScore(fuzzy, entry) : undefined;
+        // The fuzzy component (at most FUZZY_WEIGHT) changes nothing when the user already scores
+        // that much, or when the kept matches all score more.
+        const last = scored.length >= maxResults ? scored[scored.length - 1]!.confidence : 0;
+        const fz = fuzzy && confidence < FUZZY_WEIGHT && last <= FUZZY_WEIGHT ? fuzzyScore(fuzzy, entry) : undefined;
         if (fz && fz[0] > confidence) [confidence, on] = fz;
         confidence = round3(Math.min(NON_EXACT_CAP, Math.max(0, confidence)));
       }

@@ -3,7 +3,7 @@ import type { Credentials } from '../core/signin/credentials.js';
 import { platformCredentials, type PlatformAuth } from '../core/signin/platform-auth.js';
 import { CREDENTIALS_FILE_ENV, defaultCredentialsFile, FileTokenStore } from '../core/signin/token-store.js';
 import type { Logger } from '../core/logger.js';
-import { SERVER_IDS } from '../server-descriptions.js';
+import { SERVER_DESCRIPTIONS, SERVER_IDS } from '../server-descriptions.js';
 import type { BuildOptions } from './server-entry.js';
 
 /** The store of sign-ins used when none is given. */
@@ -16,9 +16,18 @@ export function isSet(flag: string | undefined, env: NodeJS.ProcessEnv, name: st
   return Boolean(flag?.trim() || env[name]?.trim());
 }
 
-/** The sandbox brings its own settings: the environment (real credentials) is not read then. */
+/** Every platform's connection and credential variables (base URL, tokens, OAuth app, timeouts). */
+const PLATFORM_VARIABLES: ReadonlySet<string> = new Set(SERVER_DESCRIPTIONS.flatMap((server) => Object.values(server.env)));
+
+/**
+ * The environment settings are read from: the one place for every command and server. The sandbox
+ * brings its own host and credentials, so the platforms' variables (real credentials) are not read
+ * then; the operator's choices (TOOLSERVERS_*: the invitation allowlist, full records) still are.
+ */
 export function settingsEnv(options: Pick<BuildOptions, 'sandbox' | 'env'>): NodeJS.ProcessEnv {
-  return options.sandbox ? {} : options.env ?? process.env;
+  const env = options.env ?? process.env;
+  if (!options.sandbox) return env;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !PLATFORM_VARIABLES.has(name)));
 }
 
 /** OAuth mode: the request's user's token; else explicit token first, else the stored sign-in; against the sandbox only its own token. */

@@ -5,7 +5,8 @@
 import { normalizeText } from './text.js';
 import { UserIndex, type Entry, type MatchCandidate } from './user-index.js';
 
-const FUZZY_WEIGHT = 0.6;
+/** The fuzzy component is FUZZY_WEIGHT x (1 - fuse.js's score): never above this. */
+export const FUZZY_WEIGHT = 0.6;
 const FUZZY_THRESHOLD = 0.45;
 /**
  * Fuzzy matching runs for queries up to this many characters (one machine word of the bit-parallel
@@ -20,13 +21,17 @@ export const MAX_FUZZY_QUERY_CHARS = 32;
  */
 export class FuzzyQuery {
   private readonly peq = new Int32Array(0x10000);
+  /** Each query position's character as charMask's bit. */
+  private readonly bits: Int32Array;
   private readonly last: number;
   readonly maxEdits: number;
 
   constructor(readonly q: string) {
+    this.bits = new Int32Array(q.length);
     for (let i = 0; i < q.length; i++) {
       const c = q.charCodeAt(i);
       this.peq[c] = this.peq[c]! | (1 << i);
+      this.bits[i] = 1 << (c & 31);
     }
     this.last = 1 << (q.length - 1);
     this.maxEdits = Math.floor(FUZZY_THRESHOLD * q.length + 1e-9);
@@ -59,8 +64,16 @@ export class FuzzyQuery {
     return best;
   }
 
-  /** fuse.js's score of one field: 0 for the whole field, else edits / length (>= 0.001), or undefined past the threshold. */
-  fieldScore(text: string): number | undefined {
+  /**
+   * fuse.js's score of one field: 0 for the whole field, else edits / length (>= 0.001), or
+   * undefined past the threshold. `chars` (charMask of the text) skips the edit distance when more
+   * query positions than the threshold allows hold characters the text lacks: each costs an edit.
+   */
+  fieldScore(text: string, chars?: number): number | undefined {
+    if (chars !== undefined) {
+      let absent = 0;
+      for (let i = 0; i < this.bits.length; i++) if ((chars & this.bits[i]!) === 0 && ++absent > this.maxEdits) return undefined;
+    }
     if (text === this.q) return 0;
     if (text.includes(this.q)) return 0.001;
     if (text.length + this.maxEdits < this.q.length) return undefined;
@@ -71,8 +84,8 @@ export class FuzzyQuery {
 
 /** fuse.js's combination of matched fields (weight 1/2 each), as a confidence component. */
 export function fuzzyScore(fq: FuzzyQuery, e: Entry<unknown>): [number, 'name' | 'email'] | undefined {
-  const name = fq.fieldScore(e.name);
-  const email = fq.fieldScore(e.email);
+  const name = fq.fieldScore(e.name, e.nameChars);
+  const email = fq.fieldScore(e.email, e.emailChars);
   if (name === undefined && email === undefined) return undefined;
   let total = 1;
   if (name !== undefined) total *= Math.pow(name === 0 ? Number.EPSILON : name, 0.5 * e.nameNorm);

@@ -22,8 +22,13 @@ const FOLD_RE = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 'g');
 const UMLAUT_RE = /[äöü]/;
 const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue' };
 
+/** ASCII only: nothing for NFD, diacritic stripping or LETTER_FOLDS to change (most names and every e-mail). */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** NFD, strip diacritics, lower-case, fold the letters of LETTER_FOLDS, collapse whitespace. */
 export function normalizeText(s: string): string {
+  // The same result without the Unicode passes, which were most of indexing a directory.
+  if (ASCII.test(s)) return s.toLowerCase().replace(/\s+/g, ' ').trim();
   return s
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
@@ -35,6 +40,7 @@ export function normalizeText(s: string): string {
 
 /** The German spelling of a text with ä/ö/ü (ae/oe/ue), folded; undefined when it has none. */
 export function germanSpelling(s: string): string | undefined {
+  if (ASCII.test(s)) return undefined;
   const lower = s.normalize('NFC').toLowerCase();
   if (!UMLAUT_RE.test(lower)) return undefined;
   return normalizeText(lower.replace(/[äöü]/g, (c) => UMLAUTS[c]!));
@@ -45,4 +51,14 @@ export function tokenize(normalized: string): string[] {
     .replace(/['’`]/g, '')
     .split(/[\s\-.,]+/)
     .filter((t) => t.length > 0);
+}
+
+/**
+ * Which characters a text holds, as a 32-bit set (bit `code & 31`): a query character whose bit is
+ * missing is in no position of the text, so each such query position costs an edit (fuzzy.ts).
+ */
+export function charMask(text: string): number {
+  let mask = 0;
+  for (let i = 0; i < text.length; i++) mask |= 1 << (text.charCodeAt(i) & 31);
+  return mask;
 }

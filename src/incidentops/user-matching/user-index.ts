@@ -2,7 +2,7 @@
  * The prepared directory for user matching: each user's folded name, e-mail and name tokens, with
  * every distinct token stored once so that a search scores it once per query word.
  */
-import { germanSpelling, normalizeText, tokenize } from './text.js';
+import { charMask, germanSpelling, normalizeText, tokenize } from './text.js';
 
 export interface MatchCandidate {
   id: string;
@@ -26,6 +26,9 @@ export interface Entry<T> {
   /** fuse.js field norms (1 / sqrt(words)) of name and e-mail. */
   nameNorm: number;
   emailNorm: number;
+  /** The characters of name and e-mail (text.ts charMask): the fuzzy component skips fields that lack too many of the query's. */
+  nameChars: number;
+  emailChars: number;
 }
 
 /** Prepared, reusable search structure over a user directory (cache it with the directory). */
@@ -67,6 +70,8 @@ export class UserIndex<T extends MatchCandidate> {
         tokens: Int32Array.from(nameTokens, idOf),
         nameNorm: fieldNorm(name),
         emailNorm: fieldNorm(email),
+        nameChars: charMask(name),
+        emailChars: charMask(email),
       };
       if (nameDe !== undefined && nameDe !== name && deTokens && deTokens.length === nameTokens.length) {
         entry.nameDe = nameDe;
@@ -88,6 +93,11 @@ export function createUserIndex<T extends MatchCandidate>(users: readonly T[]): 
 
 /** fuse.js's field norm: 1 / sqrt(number of whitespace-separated words), 3 decimals. */
 function fieldNorm(value: string): number {
-  const words = value.split(' ').filter((w) => w.length > 0).length || 1;
-  return Math.round(1000 / Math.sqrt(words)) / 1000;
+  // Words counted where one starts, without splitting the value into an array.
+  let words = 0;
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) !== 32 && (i === 0 || value.charCodeAt(i - 1) === 32)) words++;
+  return NORMS[words || 1] ?? Math.round(1000 / Math.sqrt(words)) / 1000;
 }
+
+/** fieldNorm's values for the word counts names and e-mails have. */
+const NORMS = Array.from({ length: 9 }, (_, words) => (words === 0 ? 1 : Math.round(1000 / Math.sqrt(words)) / 1000));

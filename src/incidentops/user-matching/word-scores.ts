@@ -126,16 +126,23 @@ export function nameTokenScore(tables: readonly WordTable[], e: Entry<unknown>):
   const n = e.tokens.length;
   if (tables.length === 0 || n === 0) return [0, false];
   if (tables.length === 1) {
+    // at() inlined: this runs for every user of every one-word search.
+    const { score, kind } = tables[0]!;
     let best = 0;
-    let kind = NONE;
+    let bestKind = NONE;
     for (let p = 0; p < n; p++) {
-      const [s, k] = at(tables[0]!, e, p);
-      if (s > best) {
-        best = s;
-        kind = k;
+      const id = e.tokens[p]!;
+      if (score[id]! > best) {
+        best = score[id]!;
+        bestKind = kind[id]!;
+      }
+      const de = e.tokensDe?.[p] ?? -1;
+      if (de >= 0 && score[de]! > best) {
+        best = score[de]!;
+        bestKind = kind[de]!;
       }
     }
-    return [TOKEN_EQUAL * best, kind === TYPO];
+    return [TOKEN_EQUAL * best, bestKind === TYPO];
   }
   // Most users share no token with the query: skip them before building the score matrix.
   let any = false;
