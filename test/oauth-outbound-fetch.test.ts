@@ -133,6 +133,26 @@ describe('outbound requests of the authorization server', () => {
     assert.equal(listener.accepted(), 1, 'no connection beyond the control one');
   });
 
+  it('within one incoming request, does not try a failed URL again; another request does', async () => {
+    let lookups = 0;
+    let scope: object = {};
+    const outbound = createOutboundFetch({
+      failureFloorMs: 0,
+      requestScope: () => scope,
+      resolve: async () => {
+        lookups += 1;
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    const url = 'https://again.example/client.json';
+    await assert.rejects(outbound(url), OutboundRequestFailed);
+    await assert.rejects(outbound(url), OutboundRequestFailed);
+    assert.equal(lookups, 1, 'the second look-up in the request reused the failure');
+    scope = {};
+    await assert.rejects(outbound(url), OutboundRequestFailed);
+    assert.equal(lookups, 2, 'a new request tries again');
+  });
+
   it('answers every failure with the same error, no sooner than the floor: special-use, unresolvable, refused, silent', async () => {
     const closedPort = await (async () => {
       const probe = await startCountingListener();

@@ -38,6 +38,8 @@ export interface OutboundFetchOptions {
   /** A failure answers no sooner than this after the request began (default OUTBOUND_TIMEOUT_MS). */
   failureFloorMs?: number;
   logger?: Logger;
+  /** The incoming request being served (oidc-provider's ctx), within which a failed URL is not tried again. */
+  requestScope?: () => object | undefined;
 }
 
 export type OutboundFetch = (url: string, init?: RequestInit) => Promise<Response>;
@@ -66,8 +68,14 @@ export function createOutboundFetch(options: OutboundFetchOptions = {}): Outboun
   const resolve = options.resolve ?? resolveAll;
   const isSpecialUse = options.isSpecialUse ?? isSpecialUseAddress;
   const floorMs = options.failureFloorMs ?? OUTBOUND_TIMEOUT_MS;
+  // Per incoming request, the URLs that failed in it: oidc-provider's authorization error path
+  // loads the client a second time, which would otherwise wait the floor again (5 s in all).
+  const failed = new WeakMap<object, Set<string>>();
   return async (input, init = {}) => {
     const started = performance.now();
+    const scope = options.requestScope?.();
+    const key = init.body === undefined || init.body === null ? `${(init.method ?? 'GET').toUpperCase()} ${input}` : undefined;
+    if (scope && key !== undefined && failed.get(scope)?.has(key)) throw new OutboundRequestFailed();
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(OUTBOUND_TIMEOUT_MS)]) : AbortSignal.timeout(OUTBOUND_TIMEOUT_MS);
     let host = '';
     try {
@@ -78,6 +86,7 @@ export function createOutboundFetch(options: OutboundFetchOptions = {}): Outboun
     } catch (error) {
       options.logger?.info({ host, reason: error instanceof Error ? error.message : String(error) }, 'Outbound OAuth request not completed');
       await delay(Math.max(0, started + floorMs - performance.now()));
+      if (scope && key !== undefined) failed.set(scope, (failed.get(scope) ?? new Set()).add(key));
       throw new OutboundRequestFailed();
     }
   };

@@ -107,7 +107,7 @@ function providerConfiguration(setup: ProviderSetup): Record<string, unknown> {
     },
     responseTypes: ['code'],
     // Its requests on a client's say-so (metadata documents, jwks_uri) reach public addresses only, pinned, every failure alike.
-    fetch: createOutboundFetch({ logger: setup.logger }),
+    fetch: createOutboundFetch({ logger: setup.logger, requestScope: () => (Provider as unknown as { ctx?: object }).ctx }),
     // A client's jwks_uri is bounded like its metadata document (oidc-provider's default: no limit).
     fetchResponseBodyLimits: { jwks_uri: 64 * 1024, sector_identifier_uri: 64 * 1024 },
     features: providerFeatures(setup.site, setup.mounts),
