@@ -15,6 +15,7 @@ import { checkClientMetadata } from './admission.js';
 import { isStoreFailure, STORE_DOWN, STORE_RETRY_AFTER_S } from './answers.js';
 import { ISSUER_PATH, MCP_SCOPE, mountOfResource, type OAuthMount, type PublicSite } from './endpoints.js';
 import { cookieKeyFor, signingJwk } from './keys.js';
+import { createOutboundFetch } from './outbound-fetch.js';
 import { errorBody, PAGE_HEADERS, renderPage } from './pages.js';
 import type { TokenVault } from './vault.js';
 
@@ -105,6 +106,10 @@ function providerConfiguration(setup: ProviderSetup): Record<string, unknown> {
       },
     },
     responseTypes: ['code'],
+    // Its requests on a client's say-so (metadata documents, jwks_uri) reach public addresses only, pinned, every failure alike.
+    fetch: createOutboundFetch({ logger: setup.logger, requestScope: () => (Provider as unknown as { ctx?: object }).ctx }),
+    // A client's jwks_uri is bounded like its metadata document (oidc-provider's default: no limit).
+    fetchResponseBodyLimits: { jwks_uri: 64 * 1024, sector_identifier_uri: 64 * 1024 },
     features: providerFeatures(setup.site, setup.mounts),
     // Refresh tokens for every client allowed the grant, rotated on each use.
     issueRefreshToken: async (_ctx: unknown, client: any) => client.grantTypeAllowed('refresh_token'),

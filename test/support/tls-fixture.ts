@@ -1,0 +1,24 @@
+/**
+ * A self-signed certificate for `docs.example` (valid 2000-2100) and its key, for tests of TLS
+ * to a host name pinned to a loopback address. Test material only: it guards nothing.
+ */
+export const DOCS_EXAMPLE_HOST = 'docs.example';
+
+export const DOCS_EXAMPLE_CERT = `-----BEGIN CERTIFICATE-----
+MIIBezCCASCgAwIBAgIBATAKBggqhkjOPQQDAjAXMRUwEwYDVQQDDAxkb2NzLmV4
+YW1wbGUwIBcNMDAwMTAxMDAwMDAwWhgPMjEwMDAxMDEwMDAwMDBaMBcxFTATBgNV
+BAMMDGRvY3MuZXhhbXBsZTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABG8OyXdx
+Lk51izoPVXV2XYl1Q+5Eq+X/nMqVXPyvsHbg453Mu435LKLKKqIWbRLgobb5sYZB
+Y2ktmH12gFQdq4CjWzBZMBcGA1UdEQQQMA6CDGRvY3MuZXhhbXBsZTAPBgNVHRMB
+Af8EBTADAQH/MA4GA1UdDwEB/wQEAwIChDAdBgNVHQ4EFgQU8p9jux1a3Q1juTeB
+cDKGZ5a5Dd0wCgYIKoZIzj0EAwIDSQAwRgIhAOF6oz974uXwKZbs8SdUci+6VseE
+6fdcR1Mh3evgqGIPAiEA/LgEGV/G/sbMxU88tx12X/UeJ6YMBngBn6A3rHU/yqw=
+-----END CERTIFICATE-----
+`;
+
+export const DOCS_EXAMPLE_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgccTbRwgZjjudNp1Q
+EMx68B8wBSqyLK/SFKOSsElVju+hRANCAARvDsl3cS5OdYs6D1V1dl2JdUPuRKvl
+/5zKlVz8r7B24OOdzLuN+SyiyiqiFm0S4KG2+bGGQWNpLZh9doBUHauA
+-----END PRIVATE KEY-----
+`;
