@@ -1,0 +1,13 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+const root = process.argv[2] ?? '.';
+const { startFakeBoard } = await import(path.resolve(root, 'build/test/support/fake-board.js'));
+const { callTool, canvasApiServerFor } = await import(path.resolve(root, 'build/test/support/harness.js'));
+const board = await startFakeBoard({ items: 25_000, textChars: Number(process.env.CHARS ?? 380_000), frameEvery: 1_000, connectors: 25_000, tags: 3, itemsPerTag: 10 });
+const server = canvasApiServerFor(board);
+const calls = Number(process.env.CALLS ?? 1);
+const args = JSON.parse(process.env.ARGS ?? '{}');
+const t0 = performance.now();
+const outs = await Promise.all(Array.from({ length: calls }, () => callTool(server, 'CanvasApi.ReadBoard', { board_id: board.boardId, ...args })));
+console.error('ms', performance.now() - t0 | 0, 'peak', Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024 | 0, 'MB', outs[0].isError, JSON.stringify(outs[0].data.partial ?? outs[0].data).slice(0, 300));
+await board.close();
