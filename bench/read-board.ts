@@ -1,5 +1,5 @@
 /**
- * `node build/bench/read-board.js [--baseline <dir>] [--rounds N]`: what one ReadBoard call costs
+ * `node build/bench/read-board.js [--baseline <dir>] [--rounds N] [--only <part of a scenario name>]`: what one ReadBoard call costs
  * the server on a board far too big to read at once: 25,000 items of 6,000 characters (and 25,000
  * connectors), served by a loopback stand-in for the platform (test/support/fake-board.ts) in this
  * process. For each call: the platform requests it made, the bytes it read, its time, and the
@@ -13,6 +13,9 @@
  * checkout of it (bench/baseline.ts: its build/src/main.js); without it only this build is measured.
  * Scenarios: `max_items: 1`; the default arguments; 16 calls with `max_items: 1` at once on one
  * connection (this build only, unless BENCH_BASELINE_CONCURRENT=1: the baseline held 3.3 GB).
+ * Then on a second stand-in whose item pages are 19 MB (items of 380,000 characters, issue 31):
+ * the default arguments, a `query`, and 10 such calls at once (the bounds: under 200 MB of peak
+ * RSS for one call, under 500 MB for ten).
  * Prints medians and the ratios this build / baseline. Nothing asserts.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +35,8 @@ interface Build {
 
 interface Scenario {
   name: string;
+  /** The board it reads: 6,000-character items, or items of 380,000 characters (19 MB pages). */
+  board: 'large' | 'huge';
   args: Record<string, unknown>;
   calls: number;
   baseline: boolean;
@@ -56,10 +61,14 @@ const builds: Build[] = [{ label: 'this build', main: path.resolve(here, '../src
 const baselineDir = baselineRoot();
 if (baselineDir) builds.push({ label: 'baseline', main: existsSync(path.join(baselineDir, 'main.js')) ? path.join(baselineDir, 'main.js') : baselineFile(baselineDir, 'build/src/main.js') });
 
+const only = option('--only');
 const scenarios: Scenario[] = [
-  { name: 'max_items 1', args: { max_items: 1 }, calls: 1, baseline: true },
-  { name: 'default arguments', args: {}, calls: 1, baseline: true },
-  { name: '16 calls at once, max_items 1', args: { max_items: 1 }, calls: 16, baseline: process.env.BENCH_BASELINE_CONCURRENT === '1' },
+  { name: 'max_items 1', board: 'large', args: { max_items: 1 }, calls: 1, baseline: true },
+  { name: 'default arguments', board: 'large', args: {}, calls: 1, baseline: true },
+  { name: '16 calls at once, max_items 1', board: 'large', args: { max_items: 1 }, calls: 16, baseline: process.env.BENCH_BASELINE_CONCURRENT === '1' },
+  { name: '19 MB pages, default arguments', board: 'huge', args: {}, calls: 1, baseline: true },
+  { name: '19 MB pages, query', board: 'huge', args: { query: 'no such text' }, calls: 1, baseline: true },
+  { name: '19 MB pages, 10 calls at once', board: 'huge', args: {}, calls: 10, baseline: true },
 ];
 
 function peakMegabytes(pid: number): number {
@@ -102,7 +111,10 @@ const median = (values: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const board = await startFakeBoard({ items: 25_000, textChars: 6_000, frameEvery: 1_000, connectors: 25_000, tags: 3, itemsPerTag: 10 });
+  const boards = {
+    large: await startFakeBoard({ items: 25_000, textChars: 6_000, frameEvery: 1_000, connectors: 25_000, tags: 3, itemsPerTag: 10 }),
+    huge: await startFakeBoard({ items: 25_000, textChars: 380_000, frameEvery: 1_000, connectors: 25_000, tags: 3, itemsPerTag: 10 }),
+  };
   const home = mkdtempSync(path.join(tmpdir(), 'read-board-bench-'));
   const samples = new Map<string, Sample[]>();
   try {
@@ -110,7 +122,8 @@ async function main(): Promise<void> {
       for (const scenario of scenarios) {
         for (const build of builds) {
           if (build.label === 'baseline' && !scenario.baseline) continue;
-          const sample = await measure(build, scenario, board, home);
+          if (only && !scenario.name.includes(only)) continue;
+          const sample = await measure(build, scenario, boards[scenario.board], home);
           const key = `${scenario.name}|${build.label}`;
           samples.set(key, [...(samples.get(key) ?? []), sample]);
           console.error(`round ${round + 1} ${scenario.name} ${build.label}: ${sample.requests} requests, ${sample.megabytesRead.toFixed(1)} MB read, ${Math.round(sample.ms)} ms, peak ${sample.peakMb.toFixed(0)} MB${sample.error ? ` ERROR ${sample.error}` : ''}`);
@@ -118,7 +131,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await board.close();
+    await Promise.all(Object.values(boards).map((board) => board.close()));
     rmSync(home, { recursive: true, force: true });
   }
   console.log('scenario | build | requests per call | MB read per call | ms (median) | peak RSS MB (median)');

@@ -72,6 +72,12 @@ export const BOARD_READS = {
   tagRequests: 32,
   /** `counts: true`: one request per item type, for its total. */
   countRequests: 10,
+  /**
+   * Bytes of platform text one call keeps for its answer (tasks/kept-text.ts counts them): the
+   * listed items' lines, and of everything else read only cut copies (the first 40 characters of
+   * each item, frame titles to 200, tag titles to 120, captions to 200), about 3 MB at the most.
+   */
+  keptBytes: 4_000_000,
 } as const;
 
 interface ReadBoardReadArgs {
@@ -94,7 +100,7 @@ export function itemPagesFor(args: ReadBoardReadArgs): number {
 }
 
 /** ReadBoard's budget: the sum of what each of its reads may take. */
-export function readBoardBudget(args: ReadBoardReadArgs): { requests: number } {
+export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; keptBytes: number } {
   const reads = BOARD_READS;
   const requests =
     1 + // the board
@@ -104,5 +110,5 @@ export function readBoardBudget(args: ReadBoardReadArgs): { requests: number } {
     (args.query ? reads.queryTagListPages + reads.queryTagRequests : 1) +
     reads.tagRequests +
     (args.counts ? reads.countRequests : 0);
-  return { requests };
+  return { requests, keptBytes: reads.keptBytes };
 }

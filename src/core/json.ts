@@ -36,3 +36,35 @@ export function jsonText(value: unknown): string {
   });
   return marker === undefined ? text : text.replace(new RegExp(`"${marker}(-?\\d+)"`, 'g'), '$1');
 }
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`, found by one linear scan with
+ * no recursion (strings skipped with indexOf): checked before JSON.parse, so that a tree too deep
+ * for the recursive walks after it (pruning, schemas, JSON.stringify) is never built. Text that
+ * is not valid JSON is left to JSON.parse to refuse.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) {
+      at = stringEnd(text, at);
+      if (at < 0) return false;
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
+/** The closing quote of the string opening at `open` (a quote after an even run of backslashes), or -1. */
+function stringEnd(text: string, open: number): number {
+  let end = open;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes += 1;
+    if (backslashes % 2 === 0) return end;
+  }
+}

@@ -19,6 +19,8 @@ export interface FakeBoardOptions {
   textChars?: number;
   /** Every n-th item is a frame (default: none). */
   frameEvery?: number;
+  /** Characters of each frame's title, made of the 3-byte `€` after its name (default: the name alone). */
+  frameTitleChars?: number;
   tags?: number;
   /** Items carrying each tag (default: none), the first ones of the board. */
   itemsPerTag?: number;
@@ -54,6 +56,7 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
   const paging = options.paging ?? 'honest';
   const textChars = options.textChars ?? 60;
   const filler = 'a long note about the pricing workshop and what people said about it; '.repeat(Math.ceil(textChars / 70) + 1);
+  const frameTitle = (index: number) => (options.frameTitleChars ? `Frame ${index} ${'€'.repeat(options.frameTitleChars)}`.slice(0, options.frameTitleChars) : `Frame ${index}`);
   const typeOf = (index: number) => (options.frameEvery && index % options.frameEvery === 0 ? 'frame' : 'sticky_note');
   const item = (index: number) => {
     const type = typeOf(index);
@@ -61,7 +64,7 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
     return {
       id: itemId(index),
       type,
-      data: type === 'frame' ? { title: `Frame ${index}`, format: 'custom', type: 'freeform' } : { content: `<p>${text}</p>`, shape: 'square' },
+      data: type === 'frame' ? { title: frameTitle(index), format: 'custom', type: 'freeform' } : { content: `<p>${text}</p>`, shape: 'square' },
       position: { x: index % 100, y: Math.floor(index / 100), origin: 'center', relativeTo: 'canvas_center' },
       geometry: { width: 200, height: 200 },
       createdAt: '2026-01-01T00:00:00Z',

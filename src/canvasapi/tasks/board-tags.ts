@@ -11,12 +11,24 @@ import { isRecord } from '../../core/json.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import { walkNote, walkPages, type PagePosition } from '../../core/tools/pager.js';
 import { BOARD_READS } from '../task-vocabulary.js';
+import { cut } from './board-lines.js';
+import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
 
 /** A GET on the board (its ID is in every path), with the signal of the walk that asks. */
 export type BoardGet = (path: string, query: Record<string, QueryValue>, signal: AbortSignal, pathParams?: Record<string, string>, label?: string) => Promise<unknown>;
+
+/** Characters of a tag's title kept: the platform's own limit (longer ones are cut, marked with an ellipsis). */
+const TAG_TITLE_CHARS = 120;
+
+/** A tag title as kept: plain text, cut, a flat copy (kept-text.ts), counted against the call's budget. */
+function keptTitle(title: unknown, signal: AbortSignal): string {
+  const kept = flat(cut(plainText(title), TAG_TITLE_CHARS));
+  countKept(signal, kept);
+  return kept;
+}
 
 /** The items that can carry tags. */
 export const TAGGABLE = new Set(['sticky_note', 'card']);
@@ -56,7 +68,12 @@ export async function readTagList(get: BoardGet, signal: AbortSignal, maxPages: 
     fetchPage: offsetPage(get, '/v2/boards/{board_id}/tags', {}),
     idOf: (tag) => (tag.id === undefined ? undefined : String(tag.id)),
     onPage: (page) => {
-      for (const tag of page.records) if (tag.id !== undefined) list.titles.set(String(tag.id), plainText(tag.title));
+      for (const tag of page.records) {
+        if (tag.id === undefined) continue;
+        const id = String(tag.id);
+        countKept(signal, id);
+        list.titles.set(id, keptTitle(tag.title, signal));
+      }
     },
   });
   list.total ??= walk.total;
@@ -89,7 +106,9 @@ async function itemsOfTags(get: BoardGet, signal: AbortSignal, tags: readonly [s
             const id = String(item.id);
             if (keep && !keep.has(id)) continue;
             const titles = byItem.get(id) ?? [];
-            if (!titles.includes(title)) byItem.set(id, [...titles, title]);
+            if (titles.includes(title)) continue;
+            countKept(signal, id, title);
+            byItem.set(id, [...titles, title]);
           }
         },
       }),
@@ -153,7 +172,7 @@ async function tagsOfItem(get: BoardGet, signal: AbortSignal, itemId: string): P
     throw error;
   }
   if (!isRecord(answer) || !Array.isArray(answer.tags)) throw unexpected("an item's tags without a tags list");
-  return answer.tags.filter(isRecord).map((tag) => plainText(tag.title)).filter(Boolean);
+  return answer.tags.filter(isRecord).map((tag) => keptTitle(tag.title, signal)).filter(Boolean);
 }
 
 export function unexpected(what: string): ToolError {

@@ -21,6 +21,7 @@ import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-voca
 import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
 import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
+import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
 import { flatText } from '../../core/tools/line-text.js';
 
@@ -42,6 +43,18 @@ export interface ReadBoardArgs {
 const LINES_BUDGET_BYTES = RESULT_BUDGET_BYTES - 12_000;
 /** Frames listed at most (about 6 KB of that room): those of the frames walk and of the items read. */
 const FRAMES_SHOWN = 100;
+/** Characters of a frame's title kept, in `frames` and in item lines. */
+const FRAME_TITLE_CHARS = 200;
+
+/**
+ * What is kept of a frame: its title cut to FRAME_TITLE_CHARS, a flat copy (kept-text.ts),
+ * counted against the call's budget like everything else the answer holds.
+ */
+function keptFrame(frame: BoardItem, signal: AbortSignal): BoardItem {
+  const kept = { ...frame, text: flat(cut(frame.text, FRAME_TITLE_CHARS)) };
+  countKept(signal, kept.id, kept.text);
+  return kept;
+}
 
 /** What the item walk found. */
 interface ItemWalk {
@@ -108,7 +121,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
 
   const taggable = items.listed.filter(({ item }) => TAGGABLE.has(item.type)).map(({ item }) => item.id);
   const tags = (await timeUp.optional(tagsOfItems(get, signal, taggable, tagList), 'tags: the tags of the listed items')) ?? { byItem: new Map<string, string[]>() };
-  if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), toItem(frameOfFilter));
+  if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), keptFrame(toItem(frameOfFilter), signal));
   for (const frame of frames?.frames ?? []) items.frames.set(frame.id, frame);
   const frameTitle = new Map([...items.frames.values()].map((frame) => [frame.id, frame.text]));
   for (const [id, title] of frameTitle) if (!items.endText.has(id)) items.endText.set(id, cut(title, END_TEXT_CHARS));
@@ -229,8 +242,11 @@ async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs
       for (let index = skip; index < records.length; index++) {
         const item = toItem(records[index] as Json);
         found.counts[item.type] = (found.counts[item.type] ?? 0) + 1;
-        found.endText.set(item.id, cut(item.text, END_TEXT_CHARS));
-        if (item.type === 'frame') found.frames.set(item.id, item);
+        // Kept of every item read: a flat copy of its text's start (a cut would keep the whole text alive).
+        const endText = flat(cut(item.text, END_TEXT_CHARS));
+        found.endText.set(item.id, endText);
+        countKept(signal, item.id, endText);
+        if (item.type === 'frame') found.frames.set(item.id, keptFrame(item, signal));
         if (!wanted(item)) continue;
         const here: ItemPosition = { ...(at?.cursor ? { cursor: at.cursor } : {}), skip: index, matched: found.matched };
         found.matched += 1;
@@ -243,6 +259,7 @@ async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs
           continue;
         }
         found.listed.push({ item, at: here });
+        countKept(signal, item.text);
         bytes += size;
       }
       skip = 0;
@@ -269,7 +286,7 @@ async function readFrames(get: BoardGet, signal: AbortSignal): Promise<{ frames:
     fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', { limit: BOARD_READS.pageSize, type: 'frame' }),
     idOf: recordId,
     onPage: (page) => {
-      for (const record of page.records) frames.push(toItem(record));
+      for (const record of page.records) frames.push(keptFrame(toItem(record), signal));
     },
   });
   const note = walkNote(walk, 'frames', signal);
@@ -285,7 +302,13 @@ async function readConnectors(get: BoardGet, signal: AbortSignal, maxItems: numb
     fetchPage: cursorPage(get, '/v2/boards/{board_id}/connectors', { limit: BOARD_READS.pageSize }),
     idOf: recordId,
     onPage: (page) => {
-      for (const record of page.records) records.push(toConnector(record));
+      for (const record of page.records) {
+        const connector = toConnector(record);
+        // Its caption, cut, as a flat copy: the cut would keep every caption whole.
+        const kept = { ...connector, caption: flat(connector.caption) };
+        countKept(signal, kept.id, kept.from, kept.to, kept.caption);
+        records.push(kept);
+      }
       report(`read ${records.length}${page.total !== undefined ? ` of ${page.total}` : ''} connectors`);
     },
   });

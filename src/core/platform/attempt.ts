@@ -8,6 +8,7 @@
 import { budgetOf } from '../call-budget.js';
 import type { Logger } from '../logger.js';
 import type { CappedBody, Send, SendInit, SentAnswer } from './http-send.js';
+import { LARGE_ANSWER_BYTES, takeLargeAnswerSlot } from './large-answers.js';
 import { NEVER_SENT_CODES, networkErrorCode } from './resend-rules.js';
 import { reportAnswer, upstreamObserved } from './upstream-observers.js';
 import type { AnswerHead, RequestContext } from './upstream-request.js';
@@ -33,7 +34,8 @@ export type AttemptFailure = {
 
 export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
 
-export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; bytes: number; sentAt: number } | TooLargeAnswer | AttemptFailure;
+/** `release`: the large-answer slot the answer holds (large-answers.ts), for whoever parses it to give back. */
+export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; bytes: number; sentAt: number; release?: () => void } | TooLargeAnswer | AttemptFailure;
 
 /** What an attempt needs of its client. */
 export interface AttemptSettings {
@@ -107,6 +109,11 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
     return outcome;
   };
 
+  // A large answer's slot: taken before reading past LARGE_ANSWER_BYTES, handed over with the text (else given back here).
+  let largeSlot: (() => void) | undefined;
+  const takeSlot = async (): Promise<void> => {
+    largeSlot ??= await takeLargeAnswerSlot(signal);
+  };
   try {
     let response: SentAnswer;
     try {
@@ -126,7 +133,8 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
     }
     let read: CappedBody;
     try {
-      read = await response.read(limit, !ok);
+      if (ok && declared !== undefined && declared > LARGE_ANSWER_BYTES) await takeSlot();
+      read = await response.read(limit, !ok, ok ? { bytes: LARGE_ANSWER_BYTES, wait: takeSlot } : undefined);
       if (signal.aborted) throw signal.reason;
     } catch (error) {
       return fail(error, 'body', response.status);
@@ -144,8 +152,11 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
         'upstream request',
       );
     }
-    return { type: 'response', response, text, bytes: read.bytes.length, sentAt };
+    const release = largeSlot;
+    largeSlot = undefined;
+    return { type: 'response', response, text, bytes: read.bytes.length, sentAt, ...(release ? { release } : {}) };
   } finally {
+    largeSlot?.();
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
   }

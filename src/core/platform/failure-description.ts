@@ -5,12 +5,20 @@
  * with a credential in it (`redact`). A platform may reword any of it (`describeError`).
  */
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from '../errors.js';
-import { isRecord } from '../json.js';
+import { isRecord, nestsDeeperThan } from '../json.js';
 import type { Logger } from '../logger.js';
 import type { AttemptFailure, TooLargeAnswer } from './attempt.js';
 import { redact } from './secrets.js';
 import { UPSTREAM_ENV, type PlatformErrorInfo, type UpstreamClientOptions } from './upstream-options.js';
 import type { AnswerHead, RequestContext } from './upstream-request.js';
+
+/**
+ * Deepest nesting of arrays and objects read in a platform's answer. Real answers nest a dozen
+ * levels (custom alert details a few more); deeper JSON is refused before it is parsed, since the
+ * walks after parsing (pruning, schemas, JSON.stringify) recurse per level and would overflow the
+ * stack (200,000 levels did).
+ */
+export const MAX_ANSWER_DEPTH = 128;
 
 const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
@@ -101,6 +109,7 @@ export class FailureDescriber {
   /** The JSON of a 2xx answer (undefined when empty); a body that is not JSON fails, saying whether the operation was carried out. */
   parseSuccess(response: AnswerHead, text: string, ctx: RequestContext, attempt: number): unknown {
     if (response.status === 204 || response.status === 205 || text.trim() === '') return undefined;
+    if (nestsDeeperThan(text, MAX_ANSWER_DEPTH)) throw this.tooDeep(response, ctx, attempt);
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -117,6 +126,20 @@ export class FailureDescriber {
         mayHaveHappened: changed,
       });
     }
+  }
+
+  /** A 2xx answer nested past MAX_ANSWER_DEPTH: not parsed, said like a too large one. */
+  private tooDeep(response: AnswerHead, ctx: RequestContext, attempt: number): ToolError {
+    const changed = ctx.effect !== 'read';
+    return this.failure('upstream_error', ctx, attempt, {
+      overrideMessage:
+        `${this.platformName} answered HTTP ${response.status} with JSON nested more than ${MAX_ANSWER_DEPTH} levels deep, the most this server reads; the answer was not read.` +
+        (changed ? ` The ${this.operation(ctx)} itself was carried out (HTTP ${response.status}); only its answer was too deep.` : ''),
+      overrideNextStep: changed
+        ? 'Do not repeat it; check the result with a get or list tool.'
+        : 'Nothing is wrong with the arguments; the platform sent an answer no real record has. Try another request (a narrower one, or one item at a time), or report it to the platform.',
+      mayHaveHappened: changed,
+    });
   }
 
   tooLarge(outcome: TooLargeAnswer, ctx: RequestContext, attempt: number): ToolError {
@@ -146,14 +169,15 @@ export class FailureDescriber {
     const status = response.status;
     let body: unknown;
     let isJson = false;
-    if (text.trim() !== '') {
+    // An error body nested too deep is quoted as text, never parsed.
+    if (text.trim() !== '' && !nestsDeeperThan(text, MAX_ANSWER_DEPTH)) {
       try {
         body = JSON.parse(text) as unknown;
         isJson = true;
       } catch {
         body = text;
       }
-    }
+    } else body = text.trim() === '' ? undefined : text;
     let info: PlatformErrorInfo = {};
     try {
       info = (this.options.parseError ?? defaultParseError)(status, body, response.headers) ?? {};

@@ -23,10 +23,20 @@ export interface CappedBody {
 export interface SentAnswer {
   status: number;
   headers: HeaderLookup;
-  /** Reads at most `limit` bytes; past it the rest is abandoned (kept up to the cap when `keepOnOverflow`). */
-  read(limit: number, keepOnOverflow: boolean): Promise<CappedBody>;
+  /**
+   * Reads at most `limit` bytes; past it the rest is abandoned (kept up to the cap when
+   * `keepOnOverflow`). With `pause`, reading stops once past `pause.bytes` until `pause.wait()`
+   * resolves (its rejection fails the read).
+   */
+  read(limit: number, keepOnOverflow: boolean, pause?: ReadPause): Promise<CappedBody>;
   /** Abandons the body unread (frees or closes the connection). */
   discard(): void;
+}
+
+/** A wait before reading past `bytes` (large-answers.ts). */
+export interface ReadPause {
+  bytes: number;
+  wait: () => Promise<void>;
 }
 
 export interface SendInit {
@@ -90,11 +100,16 @@ export const nodeSend: Send = (url, init, signal) =>
         discard: () => {
           res.destroy();
         },
-        read: (limit, keepOnOverflow) =>
+        read: (limit, keepOnOverflow, pause) =>
           new Promise<CappedBody>((done, fail) => {
             const chunks: Buffer[] = [];
             let size = 0;
             let settled = false;
+            let paused = false;
+            let filled = 0;
+            // A body that announces its length is copied into one buffer as it comes: the chunks and their concatenation are never held together.
+            const announced = Number(res.headers['content-length']);
+            const whole = Number.isSafeInteger(announced) && announced > 0 && announced <= limit ? Buffer.allocUnsafe(announced) : undefined;
             const finish = (outcome: () => void): void => {
               if (settled) return;
               settled = true;
@@ -106,16 +121,31 @@ export const nodeSend: Send = (url, init, signal) =>
             };
             const onData = (chunk: Buffer): void => {
               if (size + chunk.length > limit) {
+                if (whole) chunks.unshift(whole.subarray(0, filled));
                 if (keepOnOverflow) chunks.push(chunk.subarray(0, limit - size));
                 const bytes = keepOnOverflow ? Buffer.concat(chunks, limit) : Buffer.alloc(0);
                 finish(() => done({ bytes, overflow: true }));
                 res.destroy();
                 return;
               }
-              chunks.push(chunk);
+              if (whole && chunks.length === 0 && size + chunk.length <= whole.length) {
+                chunk.copy(whole, size);
+                filled += chunk.length;
+              } else chunks.push(chunk);
               size += chunk.length;
+              if (pause && !paused && size > pause.bytes) {
+                paused = true;
+                res.pause();
+                pause.wait().then(
+                  () => res.resume(),
+                  (error: unknown) => {
+                    finish(() => fail(error));
+                    res.destroy();
+                  },
+                );
+              }
             };
-            const onEnd = (): void => finish(() => done({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), overflow: false }));
+            const onEnd = (): void => finish(() => done({ bytes: bodyOf(whole, filled, chunks, size), overflow: false }));
             const onError = (error: Error): void => finish(() => fail(signal.aborted ? signal.reason : error));
             // A connection closed before the end of the body (reset, abort) without an error event.
             const onClose = (): void => {
@@ -135,6 +165,13 @@ export const nodeSend: Send = (url, init, signal) =>
     req.end(init.body);
   });
 
+/** The body read: the announced-length buffer's filled part, then any chunks past it (a body longer than announced), joined. */
+function bodyOf(whole: Buffer | undefined, filled: number, chunks: Buffer[], size: number): Buffer {
+  if (whole && chunks.length === 0) return filled === whole.length ? whole : whole.subarray(0, filled);
+  const parts = whole ? [whole.subarray(0, filled), ...chunks] : chunks;
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+}
+
 /**
  * An injected fetch implementation as a Send. It may ignore the signal, so the wait for its head
  * is raced against the abort.
@@ -147,7 +184,7 @@ export function fetchSend(fetchImpl: typeof fetch): Send {
       status: response.status,
       headers: response.headers,
       discard: () => void response.body?.cancel().catch(() => undefined),
-      read: (limit, keepOnOverflow) => readStream(response.body, limit, signal, keepOnOverflow),
+      read: (limit, keepOnOverflow, pause) => readStream(response.body, limit, signal, keepOnOverflow, pause),
     };
   };
 }
@@ -180,7 +217,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
  * Reads a web stream, never holding more than `limit` bytes: past it the stream is cancelled
  * (which frees the connection). Abort of `signal` cancels it as well.
  */
-async function readStream(stream: ReadableStream<Uint8Array> | null, limit: number, signal: AbortSignal, keepOnOverflow: boolean): Promise<CappedBody> {
+async function readStream(stream: ReadableStream<Uint8Array> | null, limit: number, signal: AbortSignal, keepOnOverflow: boolean, pause?: ReadPause): Promise<CappedBody> {
   if (!stream) return { bytes: Buffer.alloc(0), overflow: false };
   const reader = stream.getReader();
   const cancel = (reason?: unknown): void => void reader.cancel(reason).catch(() => undefined);
@@ -190,8 +227,13 @@ async function readStream(stream: ReadableStream<Uint8Array> | null, limit: numb
   signal.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let paused = false;
   try {
     for (;;) {
+      if (pause && !paused && size > pause.bytes) {
+        paused = true;
+        await pause.wait();
+      }
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
       const { done, value } = await reader.read();
       if (signal.aborted) throw signal.reason ?? new Error('aborted');

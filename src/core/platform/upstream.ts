@@ -214,8 +214,13 @@ export class UpstreamClient {
       const status = response.status;
       if (status !== 429 && this.holds.size > 0) this.holds.settle(ctx.holder);
       if (status >= 200 && status < 300) {
-        return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T, bytes: outcome.bytes };
+        try {
+          return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T, bytes: outcome.bytes };
+        } finally {
+          outcome.release?.(); // a large answer's slot (large-answers.ts), once parsed
+        }
       }
+      outcome.release?.();
       if (status === 401 && !refreshed && this.options.refreshAuthorization) {
         refreshed = true;
         const renewed = await this.renewedHeaders(ctx, body !== undefined);
