@@ -13,7 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { runAsCaller, type Caller } from '../src/core/caller.js';
+import { callsInFlightCount, runAsCaller, type Caller } from '../src/core/caller.js';
+import { CallBudget, WorkScope } from '../src/core/call-budget.js';
 import { ConcurrencyLimiter } from '../src/core/concurrency.js';
 import { ToolError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
@@ -171,6 +172,19 @@ describe('the fair limiter', () => {
     await assert.rejects(limiter.acquire(AbortSignal.abort()));
   });
 
+  it('tryAcquire takes a free slot within the caller\'s share, or nothing; it never queues', () => {
+    const limiter = new ConcurrencyLimiter(4);
+    const held = [1, 2, 3].map(() => limiter.tryAcquire(A));
+    assert.ok(held.every(Boolean), 'A takes 3 of 4');
+    assert.equal(limiter.tryAcquire(A), undefined, "the fourth is kept from A (a quarter for others)");
+    assert.equal(limiter.queued, 0);
+    const fromB = limiter.tryAcquire(B);
+    assert.ok(fromB, 'B takes the last one');
+    assert.equal(limiter.tryAcquire(C), undefined, 'none left');
+    for (const release of [...held, fromB]) release?.();
+    assert.equal(limiter.inFlight, 0);
+  });
+
   it('takes the caller from the async context by default (caller.ts)', async () => {
     const limiter = new ConcurrencyLimiter(4);
     const release = await runAsCaller({ caller: caller('user x', 'agent 1') }, async () => {
@@ -276,6 +290,36 @@ describe("the platform client's request slots are shared per caller", () => {
   });
 });
 
+describe("waiting for a request slot ends at the call's deadline", () => {
+  it('a request still waiting when the time is up is never sent, and says so', async () => {
+    const sent: string[] = [];
+    const held: (() => void)[] = [];
+    const client = new UpstreamClient({
+      baseUrl: 'http://platform.test',
+      platformName: 'P',
+      authorization: () => 'Bearer token',
+      maxConcurrentRequests: 1,
+      fetch: (url) => {
+        sent.push(new URL(String(url)).pathname);
+        return new Promise<Response>((resolve) => held.push(() => resolve(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }))));
+      },
+    });
+    // B's one slot is taken by A's request, held past B's deadline (B's budget: 1.5 s).
+    const fromA = runAsCaller({ caller: A }, () => client.request({ method: 'GET', path: '/a' }));
+    await until(() => sent.length === 1, "A's request was sent");
+    const scope = new WorkScope(new AbortController().signal, { budget: new CallBudget({ wallMs: 1500 }) });
+    const fromB = runAsCaller({ caller: B }, () => client.request({ method: 'GET', path: '/b', signal: scope.signal }));
+    const refused = await rejection(fromB);
+    assert.equal(refused.details.kind, 'budget_exceeded');
+    assert.match(refused.details.message, /ran out before the GET request.* could be sent; it was not sent/);
+    assert.deepEqual(sent, ['/a'], "B's request was never sent");
+    assert.equal(client.stats().queued, 0, 'B left the queue');
+    held[0]!();
+    assert.equal((await fromA).status, 200);
+    scope.dispose();
+  });
+});
+
 describe('the caller of an HTTP request', () => {
   const fakeRequest = (remoteAddress: string | undefined, named?: string | string[]) =>
     ({ socket: { remoteAddress }, headers: named === undefined ? {} : { 'x-toolservers-caller': named } }) as unknown as Parameters<typeof callerOf>[0];
@@ -364,6 +408,36 @@ describe('a client hanging up over HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  /** A 2025-era notifications/cancelled on a request of its own, as a stateless client sends it. */
+  async function cancelNotice(id: number, headers: Record<string, string> = {}): Promise<number> {
+    const response = await fetch(`${http.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the user stopped it' } }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }
+
+  it('a notifications/cancelled on another request ends the call, only from the same caller (2025 era)', async () => {
+    const pool = offThreadPool();
+    const { workers } = pool.lanes.big;
+    const mine = { 'x-toolservers-caller': 'canceller' };
+    const calls = [40, 41, 42].map((job) => call(job, mine));
+    const started = () => [40, 41, 42].filter((job) => jobs.startOf(job) > 0).length;
+    await until(() => pool.load.running + pool.load.waiting === 3 && callsInFlightCount() === 3 && started() === workers, 'the three calls reached the pool, the first started');
+    // Another client (another member) names the same request IDs: nothing happens to these calls.
+    for (const id of [40, 41, 42]) assert.equal(await cancelNotice(id, { 'x-toolservers-caller': 'someone-else' }), 202);
+    await settle();
+    assert.equal(pool.load.running + pool.load.waiting, 3, "another caller's notice cancels nothing");
+    // The waiting ones first: they leave the queue without ever starting.
+    for (const id of [42, 41, 40]) assert.equal(await cancelNotice(id, mine), 202);
+    await until(() => pool.load.running + pool.load.waiting === 0, 'the pool is empty');
+    assert.equal(started(), workers, 'the waiting ones never started, the running one was stopped');
+    for (const { req } of calls) req.destroy();
+    await until(() => callsInFlightCount() === 0, 'no call is registered any more');
   });
 
   it('refuses a malformed X-Toolservers-Caller with 400 naming the header', async () => {

@@ -4,6 +4,7 @@
  * platform answers held at once (the process-wide gate), and platform JSON too deep to walk,
  * refused with a clear error by every tool of both servers before it is parsed.
  */
+import { runAsCaller } from '../src/core/caller.js';
 import assert from 'node:assert/strict';
 import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -137,9 +138,26 @@ describe('large platform answers held at once', () => {
     assert.ok(sawWaiting > 0, 'calls waited for a slot');
   });
 
+  it('one slot per user at a time: a user\'s second large answer waits, another user\'s goes at once', async () => {
+    const as = (group: string) => runAsCaller({ caller: { group, member: group } }, () => takeLargeAnswerSlot(new AbortController().signal));
+    const first = await as('heavy');
+    let secondGranted = false;
+    const second = as('heavy').then((release) => ((secondGranted = true), release));
+    await until(() => largeAnswerStats().waiting === 1);
+    const other = await as('light');
+    assert.equal(largeAnswerStats().held, 2, "the other user took the second slot at once, ahead of the heavy user's second");
+    assert.equal(secondGranted, false);
+    first();
+    (await second)();
+    other();
+    assert.deepEqual([largeAnswerStats().held, largeAnswerStats().waiting], [0, 0]);
+  });
+
   it('an answer without a length takes a slot once its reading passes the threshold', async () => {
     const body = JSON.stringify({ id: 'b1', type: 'board', name: 'Big', description: 'd'.repeat(LARGE_ANSWER_BYTES + 1_000) });
-    const releases = [await takeLargeAnswerSlot(new AbortController().signal), await takeLargeAnswerSlot(new AbortController().signal)];
+    // Both slots held by two other users (one slot per user at a time).
+    const holding = (group: string) => runAsCaller({ caller: { group, member: group } }, () => takeLargeAnswerSlot(new AbortController().signal));
+    const releases = [await holding('user-1'), await holding('user-2')];
     const { fetch } = scriptedFetch(() => new Response(chunked(body), { status: 200, headers: { 'content-type': 'application/json' } }));
     const server = canvasApiServerFor({ baseUrl: 'https://api.canvas.test', token: 't' }, { fetch });
     const controller = new AbortController();

@@ -47,3 +47,45 @@ export function currentHangUp(): AbortSignal | undefined {
   return scopes.getStore()?.hangUp;
 }
 
+
+/**
+ * Tool calls in flight, by caller and JSON-RPC ID: a `notifications/cancelled` ends its call even
+ * when it comes on another HTTP request than the call (stateless serving; the 2025 era's way to
+ * cancel). Only the same caller's notification reaches a call, and an ID two of its clients use at
+ * once (they did not name themselves apart: X-Toolservers-Caller) cancels neither.
+ */
+const callsInFlight = new Map<string, AbortController[]>();
+
+const callKey = (caller: Caller, id: string | number): string => `${caller.group}\n${caller.member}\n${typeof id}:${id}`;
+
+/** Registers the current caller's call `id`: its signal aborts on that caller's cancellation; `done()` when it ends. */
+export function cancellableCall(id: string | number): { signal: AbortSignal; done: () => void } {
+  const key = callKey(currentCaller(), id);
+  const controller = new AbortController();
+  const entries = callsInFlight.get(key) ?? [];
+  entries.push(controller);
+  callsInFlight.set(key, entries);
+  return {
+    signal: controller.signal,
+    done: () => {
+      const left = (callsInFlight.get(key) ?? []).filter((entry) => entry !== controller);
+      if (left.length > 0) callsInFlight.set(key, left);
+      else callsInFlight.delete(key);
+    },
+  };
+}
+
+/** Cancels the current caller's call `id`, if exactly one is in flight; whether one was. */
+export function cancelCall(id: string | number, reason?: string): boolean {
+  const entries = callsInFlight.get(callKey(currentCaller(), id));
+  if (entries?.length !== 1) return false;
+  entries[0]!.abort(new DOMException(reason ?? 'cancelled by the client', 'AbortError'));
+  return true;
+}
+
+/** Calls registered now (tests count them). */
+export function callsInFlightCount(): number {
+  let count = 0;
+  for (const entries of callsInFlight.values()) count += entries.length;
+  return count;
+}

@@ -122,17 +122,30 @@ export class ConcurrencyLimiter {
     const caller = options.caller ?? currentCaller();
     const group = this.groupOf(caller.group);
     const member = this.memberOf(group, caller.member);
-    if (this.active < this.limit && this.mayTake(group, member)) {
-      // Nobody who may take a slot waits (the queues are drained whenever one frees): take it.
-      this.take(group, member);
-      return Promise.resolve(this.releaser(group, member));
-    }
+    const now = this.takeNow(group, member);
+    if (now) return Promise.resolve(now);
     const refusal = options.neverRefuse ? undefined : this.refusal(group, member);
     if (refusal) {
       this.forgetIfIdle(group, member);
       return Promise.reject(refusal);
     }
     return this.enqueue(group, member, signal);
+  }
+
+  /** A slot now, if this caller may take one without waiting; else undefined (nothing queued). */
+  tryAcquire(caller: Caller = currentCaller()): (() => void) | undefined {
+    const group = this.groupOf(caller.group);
+    const member = this.memberOf(group, caller.member);
+    const now = this.takeNow(group, member);
+    if (!now) this.forgetIfIdle(group, member);
+    return now;
+  }
+
+  private takeNow(group: Group, member: Member): (() => void) | undefined {
+    if (this.active >= this.limit || !this.mayTake(group, member)) return undefined;
+    // Nobody who may take a slot waits (the queues are drained whenever one frees): take it.
+    this.take(group, member);
+    return this.releaser(group, member);
   }
 
   private mayTake(group: Group, member: Member): boolean {

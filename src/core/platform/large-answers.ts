@@ -15,12 +15,14 @@ export const LARGE_ANSWER_BYTES = 4 * 1024 * 1024;
 /** Large answers read or parsed at once, in the whole process. */
 export const LARGE_ANSWER_SLOTS = 2;
 
-const gate = new ConcurrencyLimiter(LARGE_ANSWER_SLOTS);
+// One slot per user at a time: a user reading several large pages never holds both from another.
+// Never refused: the request was sent already; the wait ends with the call (its signal).
+const gate = new ConcurrencyLimiter(LARGE_ANSWER_SLOTS, { name: 'large platform answers', maxInFlightPerCaller: 1, maxInFlightPerGroup: 1 });
 let mostHeld = 0;
 
 /** Waits for a large-answer slot (rejects with the signal's reason when it aborts first); resolves with its release. */
 export async function takeLargeAnswerSlot(signal: AbortSignal): Promise<() => void> {
-  const release = await gate.acquire(signal);
+  const release = await gate.acquire(signal, { neverRefuse: true });
   mostHeld = Math.max(mostHeld, gate.inFlight);
   return release;
 }

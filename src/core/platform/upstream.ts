@@ -19,13 +19,13 @@
  * Bounded: at most `maxConcurrentRequests` requests of one client are in flight (the rest
  * queue per caller, served round-robin across callers, ../concurrency.ts), and a request whose
  * tool call has used up its budget (the call's signal carries it, core/call-budget.ts) is refused
- * before anything is sent. The budget's deadline bounds every attempt (attempt.ts), backoff, retry
- * and rate-limit wait: none starts that the deadline would cut, and an attempt it cuts is reported
- * so, never sent again.
+ * before anything is sent. The budget's deadline bounds every attempt (attempt.ts), backoff, retry,
+ * wait for a request slot and rate-limit wait: none starts that the deadline would cut, and an
+ * attempt it cuts is reported so, never sent again.
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { budgetOf } from '../call-budget.js';
+import { budgetOf, WorkScope } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
@@ -52,7 +52,11 @@ import {
   type UpstreamClientOptions,
 } from './upstream-options.js';
 import { reportRateLimitWait } from './upstream-observers.js';
+
 import type { AnswerHead, RequestContext, UpstreamRequest, UpstreamResponse } from './upstream-request.js';
+
+/** Why a wait for a request slot ended: the call's deadline came first. */
+const DEADLINE_PASSED = new DOMException('the call ran out of time waiting for a request slot', 'TimeoutError');
 
 // The client's public surface, from the pieces it is made of.
 export { raceAbort, type HeaderLookup } from './http-send.js';
@@ -293,13 +297,23 @@ export class UpstreamClient {
     waitedUntil: number | undefined,
   ): Promise<AttemptOutcome> {
     const signal = ctx.req.signal;
-    let release: () => void;
-    try {
-      // A second attempt is work under way: it waits its turn but is never refused.
-      release = await this.limiter.acquire(signal, { neverRefuse: attempt > 1 });
-    } catch (error) {
-      if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
-      throw error;
+    let release = this.limiter.tryAcquire();
+    if (!release) {
+      // Waiting for a turn ends at the call's deadline, like every other wait of the request.
+      const budget = budgetOf(signal);
+      const waiting = new WorkScope(signal ?? new AbortController().signal);
+      const timer = budget ? setTimeout(() => waiting.abort(DEADLINE_PASSED), Math.max(0, budget.timeLeftMs())) : undefined;
+      try {
+        // A second attempt is work under way: it waits its turn but is never refused.
+        release = await this.limiter.acquire(waiting.signal, { neverRefuse: attempt > 1 });
+      } catch (error) {
+        if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
+        if (waiting.signal.reason === DEADLINE_PASSED) return { type: 'failure', kind: 'timeout', neverSent: true, deadline: true };
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        waiting.dispose();
+      }
     }
     try {
       await this.waitForRateLimit(ctx, attempt, waitedUntil);

@@ -1,6 +1,6 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { currentHangUp } from '../caller.js';
+import { cancelCall, cancellableCall, currentHangUp } from '../caller.js';
 import { newRequestId, requestIdOf, tagRequest, type Logger } from '../logger.js';
 import { toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { fitResult } from './result-budget.js';
@@ -219,9 +219,22 @@ export function buildMcpServer(view: ToolView): McpServer {
     const requestId = ctx.http?.req?.headers.get('x-request-id') ?? newRequestId();
     // A client that hangs up ends its call (its queued work leaves every queue), whatever the protocol layer does.
     const hangUp = currentHangUp();
-    const signal = hangUp ? AbortSignal.any([ctx.mcpReq.signal, hangUp]) : ctx.mcpReq.signal;
-    const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
-    return protocol.projectCallToolResult(result, outputJsonSchema(tool));
+    // So is a call its client cancels, even by a notification on another HTTP request (caller.ts).
+    const cancellation = cancellableCall(ctx.mcpReq.id);
+    const signal = AbortSignal.any([ctx.mcpReq.signal, cancellation.signal, ...(hangUp ? [hangUp] : [])]);
+    try {
+      const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
+      return protocol.projectCallToolResult(result, outputJsonSchema(tool));
+    } finally {
+      cancellation.done();
+    }
+  });
+  // The SDK's own handling first (its request of this connection, answered no more), then ours.
+  const sdkCancel = (protocol as unknown as { _oncancel?: (notification: unknown) => void })._oncancel?.bind(protocol);
+  protocol.setNotificationHandler('notifications/cancelled', (notification) => {
+    sdkCancel?.(notification);
+    const { requestId, reason } = notification.params;
+    if (requestId !== undefined) cancelCall(requestId, reason);
   });
   return mcp;
 }
