@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,8 +28,14 @@ const NAME_RULE = /^[A-Za-z0-9_-]{1,64}$/;
 const LONGEST_SERVER_NAME = 'a-twenty-char-server';
 
 /** A fresh credentials directory: the kept key and sign-ins of one test, never the user's. */
+const madeDirs: string[] = [];
+after(() => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function freshEnv(extra: Record<string, string> = {}): Record<string, string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cli-words-'));
+  madeDirs.push(dir);
   return { PATH: process.env.PATH ?? '', HOME: dir, TOOLSERVERS_CREDENTIALS_FILE: path.join(dir, 'config', 'credentials.json'), ...extra };
 }
 
