@@ -16,7 +16,6 @@ import { z } from 'zod';
 import { callsInFlightCount, runAsCaller, type Caller } from '../src/core/caller.js';
 import { CallBudget, WorkScope } from '../src/core/call-budget.js';
 import { ConcurrencyLimiter } from '../src/core/concurrency.js';
-import { ToolError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
 import { UpstreamClient } from '../src/core/platform/upstream.js';
 import { addressGroup, callerOf } from '../src/core/serving/http/caller-key.js';
@@ -24,6 +23,7 @@ import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve
 import { offThreadPool, OffThreadPool, runOffThread, type OffThreadStep } from '../src/core/tools/off-thread.js';
 import type { ToolServer } from '../src/core/tools/registry.js';
 import { defineTool, READ_ONLY_HINTS } from '../src/core/tools/tool.js';
+import { toolErrorOf } from './support/tool-error-of.js';
 
 const caller = (group: string, member = group): Caller => ({ group, member });
 const A = caller('A');
@@ -39,17 +39,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     if (waited > 10_000) assert.fail(`never: ${what}`);
     await sleep(10);
   }
-}
-
-/** The ToolError a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolError, `a ToolError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('it resolved');
 }
 
 /** Acquires for named waiters and records the order of their grants. */
@@ -132,16 +121,16 @@ describe('the fair limiter', () => {
     await grants.ask('a0', A);
     void grants.ask('a1', A);
     void grants.ask('a2', A);
-    const mine = await rejection(grants.ask('a3', A));
+    const mine = await toolErrorOf(grants.ask('a3', A));
     assert.equal(mine.details.kind, 'unavailable');
     assert.equal(mine.details.retryAfterSeconds, 7);
     assert.match(mine.message, /^You have 2 layouts waiting for this server already, the most one caller may have waiting \(2\), so this one was not started \(1 run at a time\); nothing was sent\.$/);
     assert.match(mine.details.nextStep ?? '', /Send fewer at once/);
     void grants.ask('x1', caller('A', 'another agent'));
-    const group = await rejection(grants.ask('y1', caller('A', 'a third agent')));
+    const group = await toolErrorOf(grants.ask('y1', caller('A', 'a third agent')));
     assert.match(group.message, /^Your clients \(one signed-in user, or one network address\) have 3 layouts waiting .* \(3\)/);
     void grants.ask('b1', B);
-    const all = await rejection(grants.ask('c1', C));
+    const all = await toolErrorOf(grants.ask('c1', C));
     assert.match(all.message, /^The server has 4 layouts waiting from all its callers, its limit \(4\)/);
     assert.equal(limiter.queued, 4, 'refused waiters are not counted');
     // A platform request's second attempt is never refused.
@@ -244,7 +233,7 @@ describe('the off-thread pool shares its workers', () => {
     const as = (who: Caller, job: number) => runAsCaller({ caller: who }, () => pool.run(step('hold'), jobs.input(job), new AbortController().signal));
     const mine = [as(A, 0), as(A, 1), as(A, 2)];
     await until(() => jobs.started === 1, "A's first step started");
-    const refused = await rejection(as(A, 3));
+    const refused = await toolErrorOf(as(A, 3));
     assert.equal(refused.details.kind, 'unavailable');
     assert.match(refused.message, /^Not computing the hold step: You have 2 computations \(layouts and other heavy steps\) waiting for this server already, the most one caller may have waiting \(2\)/);
     const theirs = as(B, 4);
@@ -309,7 +298,7 @@ describe("waiting for a request slot ends at the call's deadline", () => {
     await until(() => sent.length === 1, "A's request was sent");
     const scope = new WorkScope(new AbortController().signal, { budget: new CallBudget({ wallMs: 1500 }) });
     const fromB = runAsCaller({ caller: B }, () => client.request({ method: 'GET', path: '/b', signal: scope.signal }));
-    const refused = await rejection(fromB);
+    const refused = await toolErrorOf(fromB);
     assert.equal(refused.details.kind, 'budget_exceeded');
     assert.match(refused.details.message, /ran out before the GET request.* could be sent; it was not sent/);
     assert.deepEqual(sent, ['/a'], "B's request was never sent");

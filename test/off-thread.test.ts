@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ToolError } from '../src/core/errors.js';
 import { OFF_THREAD_TIMEOUT_ENV, OffThreadPool, runOffThread, type OffThreadStep } from '../src/core/tools/off-thread.js';
+import { toolErrorOf } from './support/tool-error-of.js';
 
 const STEPS = new URL('./support/off-thread-steps.js', import.meta.url);
 const step = (exportName: string, limits: Partial<Pick<OffThreadStep, 'timeoutMs' | 'maxMemoryMb'>> = {}): OffThreadStep => ({
@@ -19,17 +19,6 @@ const step = (exportName: string, limits: Partial<Pick<OffThreadStep, 'timeoutMs
   overLimit: (limit) => [{ parameter: 'size', problem: `over ${limit}: make it smaller` }],
   ...limits,
 });
-
-/** The ToolError a promise rejects with. */
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolError, `a ToolError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('it resolved');
-}
 
 /** Counts turns of the main thread's event loop (timer callbacks) until stopped. */
 function turnCounter(): { stop(): number } {
@@ -55,7 +44,7 @@ describe('off-thread steps', () => {
 
   it('stops a step past its time limit with invalid_input naming what to reduce, the event loop turning all along', async () => {
     const turns = turnCounter();
-    const error = await rejection(pool.run(step('spin', { timeoutMs: 1500 }), {}, new AbortController().signal));
+    const error = await toolErrorOf(pool.run(step('spin', { timeoutMs: 1500 }), {}, new AbortController().signal));
     assert.ok(turns.stop() >= 10, 'the main thread kept running timers while the step spun');
     assert.equal(error.details.kind, 'invalid_input');
     assert.deepEqual(error.details.issues, [{ parameter: 'size', problem: 'over 1.5 s: make it smaller' }]);
@@ -64,31 +53,31 @@ describe('off-thread steps', () => {
   });
 
   it('stops a step past its heap limit the same way', async () => {
-    const error = await rejection(pool.run(step('hog', { maxMemoryMb: 32 }), {}, new AbortController().signal));
+    const error = await toolErrorOf(pool.run(step('hog', { maxMemoryMb: 32 }), {}, new AbortController().signal));
     assert.equal(error.details.kind, 'invalid_input');
     assert.deepEqual(error.details.issues, [{ parameter: 'size', problem: 'over 32 MB of memory: make it smaller' }]);
   });
 
   it("keeps a step's ToolError, and reports any other failure as internal", async () => {
-    const refused = await rejection(pool.run(step('refuse'), {}, new AbortController().signal));
+    const refused = await toolErrorOf(pool.run(step('refuse'), {}, new AbortController().signal));
     assert.equal(refused.details.kind, 'invalid_input');
     assert.deepEqual(refused.details.issues, [{ parameter: 'size', problem: 'must be small' }]);
-    const crashed = await rejection(pool.run(step('crash'), {}, new AbortController().signal));
+    const crashed = await toolErrorOf(pool.run(step('crash'), {}, new AbortController().signal));
     assert.equal(crashed.details.kind, 'internal');
     assert.match(crashed.message, /the crash step: step broke/);
-    const missing = await rejection(pool.run(step('notAFunction'), {}, new AbortController().signal));
+    const missing = await toolErrorOf(pool.run(step('notAFunction'), {}, new AbortController().signal));
     assert.match(missing.message, /exports no function notAFunction/);
   });
 
   it('a cancelled call stops its running worker, and leaves the queue when it waits', async () => {
     const running = new AbortController();
-    const spinning = rejection(pool.run(step('spin'), {}, running.signal));
+    const spinning = toolErrorOf(pool.run(step('spin'), {}, running.signal));
     const queued = new AbortController();
-    const waiting = rejection(pool.run(step('double'), { values: [1] }, queued.signal));
+    const waiting = toolErrorOf(pool.run(step('double'), { values: [1] }, queued.signal));
     await sleep(50);
     assert.deepEqual(pool.load, { running: 1, waiting: 1 });
     // One worker and one waiter: a third step is refused at once as busy.
-    const busy = await rejection(pool.run(step('double'), { values: [1] }, new AbortController().signal));
+    const busy = await toolErrorOf(pool.run(step('double'), { values: [1] }, new AbortController().signal));
     assert.equal(busy.details.kind, 'unavailable');
     assert.equal(busy.details.retryAfterSeconds, 5);
 
@@ -100,14 +89,14 @@ describe('off-thread steps', () => {
     assert.deepEqual(pool.load, { running: 0, waiting: 0 }, 'the spinning worker was stopped');
     const already = new AbortController();
     already.abort();
-    assert.equal((await rejection(pool.run(step('double'), { values: [1] }, already.signal))).details.kind, 'cancelled');
+    assert.equal((await toolErrorOf(pool.run(step('double'), { values: [1] }, already.signal))).details.kind, 'cancelled');
   });
 
   it('refuses a step that waited for a worker too long as busy', async () => {
     const impatient = new OffThreadPool({ workers: 1, maxWaiting: 4, maxWaitMs: 200 });
     const running = new AbortController();
-    const spinning = rejection(impatient.run(step('spin'), {}, running.signal));
-    const waited = await rejection(impatient.run(step('double'), { values: [1] }, new AbortController().signal));
+    const spinning = toolErrorOf(impatient.run(step('spin'), {}, running.signal));
+    const waited = await toolErrorOf(impatient.run(step('double'), { values: [1] }, new AbortController().signal));
     assert.equal(waited.details.kind, 'unavailable');
     running.abort();
     await spinning;
@@ -115,10 +104,10 @@ describe('off-thread steps', () => {
 
   it(`takes the time limit from ${OFF_THREAD_TIMEOUT_ENV}, and refuses a value that is not one`, async () => {
     process.env[OFF_THREAD_TIMEOUT_ENV] = '1200';
-    const error = await rejection(runOffThread(step('spin', { timeoutMs: 600_000 }), {}, new AbortController().signal));
+    const error = await toolErrorOf(runOffThread(step('spin', { timeoutMs: 600_000 }), {}, new AbortController().signal));
     assert.deepEqual(error.details.issues, [{ parameter: 'size', problem: 'over 1.2 s: make it smaller' }]);
     process.env[OFF_THREAD_TIMEOUT_ENV] = 'soon';
-    const misconfigured = await rejection(runOffThread(step('double'), { values: [1] }, new AbortController().signal));
+    const misconfigured = await toolErrorOf(runOffThread(step('double'), { values: [1] }, new AbortController().signal));
     assert.equal(misconfigured.details.kind, 'not_configured');
     assert.match(misconfigured.message, /TOOLSERVERS_OFF_THREAD_TIMEOUT_MS must be a whole number of milliseconds/);
     delete process.env[OFF_THREAD_TIMEOUT_ENV];
