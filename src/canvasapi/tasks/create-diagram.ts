@@ -3,8 +3,8 @@
  * nodes and edges (diagram-plan.ts reads and checks either; nothing is sent for a bad one). It is
  * laid out (flows by dagre in a worker thread, diagram-layout.ts; subgraphs as boxes of their
  * own), placed (at the origin given; else beside the existing items its edges name, or clear of
- * the board's items: diagram-placement.ts), then created: its frames, the nodes with the bulk endpoint (20 per transaction, all or
- * nothing each), then one connector per edge. Creates are never sent twice (the client's retries
+ * the board's items: diagram-placement.ts), then created: its frames, the nodes with the bulk
+ * endpoint (20 per transaction, all or nothing each), then one connector per edge. Creates are never sent twice (the client's retries
  * follow the `create` effect); a failure part-way stops the node transactions and the answer says
  * what exists, what may exist and what was never sent. Edges are reported by their index. An edge
  * end that names no node but an item of the board (its bare ID) is read as `item:<ID>`, looked up
