@@ -382,7 +382,8 @@ describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {
     const before = sandbox.requests.length;
     try {
       const { createDiagram } = await import('../src/canvasapi/tasks/create-diagram.js');
-      const data = (await createDiagram({ board_id: board, nodes, edges, layout: 'flow-down' } as never, { signal: scope.signal, budget, deps: server.deps, progress: () => undefined, logger: server.logger })) as J;
+      // An explicit origin: no reads to place it, so the four requests are all creates.
+      const data = (await createDiagram({ board_id: board, nodes, edges, layout: 'flow-down', origin_x: 0, origin_y: 0 } as never, { signal: scope.signal, budget, deps: server.deps, progress: () => undefined, logger: server.logger })) as J;
       const posted = sandbox.requests.slice(before).filter((r) => r.method === 'POST');
       assert.equal(posted.length, 4, 'the budget\'s four requests, and no more');
       assert.equal(Object.keys(data.node_items).length, 30, 'both node transactions');

@@ -365,6 +365,9 @@ const CANVAS_CASES: Case[] = [
     edges: [{ from: `item:${NOTE_ID}`, to: 'n1', label: 'failed' }],
     layout: 'grid',
   }),
+  // A bare item ID as an edge end, no layout, no origin: read_as_items and bounds hold no platform text.
+  canvasCase('a node joined to an item by its bare ID', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }], edges: [{ from: NOTE_ID, to: 'n1' }] }),
+  canvasCase('a node placed clear of the board without an origin', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }] }),
 ];
 
 // ----- the tests

@@ -23,6 +23,8 @@ export const READ_LIMITS = { maxItems: 2_000, defaultMaxItems: 500 } as const;
 
 /** How an edge names an item already on the board: `item:3458764612345`. */
 export const EXISTING_ITEM_PREFIX = 'item:';
+/** An edge end that names no node but looks like the platform's item IDs (digits) is looked up as one. */
+export const BARE_ITEM_ID = /^[0-9]{1,40}$/;
 /** Mermaid text CreateDiagram reads at most: a 200-node flowchart with long labels fits; parsing it is linear and takes milliseconds. */
 export const MERMAID_CHARS = 50_000;
 /** Frames a Mermaid diagram may have (one per subgraph). */
@@ -32,22 +34,29 @@ export const MERMAID_FRAMES = 20;
  * the items around where the new nodes go (the frame's children, or the board's), `pages` of 50 each.
  */
 export const EXTEND_READS = { items: 20, frames: 1, pages: 10 } as const;
+/** Reads to place a new diagram without an origin clear of the board's items: `pages` of 50 each. */
+export const PLACE_READS = { pages: 10 } as const;
 
 /** Nodes per bulk-create transaction (the platform's largest). */
 export const DIAGRAM_BULK_SIZE = 20;
 
 /**
  * CreateDiagram's budget: exactly the creates it may send (a frame, the node transactions, one
- * connector per edge), and time for its layout and those requests, within two minutes: the
- * largest diagram is 411 requests, four connectors at a time.
+ * connector per edge), the reads that place it (extending: the named items, their frame and the
+ * items around; else, without an origin, the board's items), and time for its layout and those
+ * requests, within two minutes: the largest diagram is 411 requests, four connectors at a time.
  */
-export function createDiagramBudget(args: { nodes?: readonly unknown[] | undefined; edges?: readonly { from: string; to: string }[] | undefined; frame_title?: string | undefined; mermaid?: string | undefined }): { requests: number; wallMs: number } {
+export function createDiagramBudget(args: { nodes?: readonly { id: string }[] | undefined; edges?: readonly { from: string; to: string }[] | undefined; frame_title?: string | undefined; mermaid?: string | undefined; origin_x?: number | undefined; origin_y?: number | undefined }): { requests: number; wallMs: number } {
   // Mermaid text is read on the first call (its reader is not loaded at start): sized for the largest it may hold.
   const creates = args.mermaid !== undefined
     ? MERMAID_FRAMES + Math.ceil(DIAGRAM_LIMITS.nodes / DIAGRAM_BULK_SIZE) + DIAGRAM_LIMITS.edges
     : (args.frame_title ? 1 : 0) + Math.ceil((args.nodes?.length ?? 0) / DIAGRAM_BULK_SIZE) + (args.edges?.length ?? 0);
-  const extending = args.mermaid !== undefined ? args.mermaid.includes(EXISTING_ITEM_PREFIX) : (args.edges ?? []).some((e) => e.from.startsWith(EXISTING_ITEM_PREFIX) || e.to.startsWith(EXISTING_ITEM_PREFIX));
-  const requests = creates + (extending ? EXTEND_READS.items + EXTEND_READS.frames + 2 * EXTEND_READS.pages : 0);
+  const nodeIds = new Set((args.nodes ?? []).map((node) => node.id));
+  // An end that names no node but looks like an item ID is read like an item:<ID> one.
+  const names = (end: string) => end.startsWith(EXISTING_ITEM_PREFIX) || (!nodeIds.has(end) && BARE_ITEM_ID.test(end));
+  const extending = args.mermaid !== undefined ? args.mermaid.includes(EXISTING_ITEM_PREFIX) : (args.edges ?? []).some((e) => names(e.from) || names(e.to));
+  const placing = args.origin_x === undefined && args.origin_y === undefined ? PLACE_READS.pages : 0;
+  const requests = creates + (extending ? EXTEND_READS.items + EXTEND_READS.frames + 2 * EXTEND_READS.pages : placing);
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
 }
 

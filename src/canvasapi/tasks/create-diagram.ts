@@ -2,11 +2,13 @@
  * CanvasApi.CreateDiagram: a diagram drawn on a board, given as Mermaid flowchart text or as
  * nodes and edges (diagram-plan.ts reads and checks either; nothing is sent for a bad one). It is
  * laid out (flows by dagre in a worker thread, diagram-layout.ts; subgraphs as boxes of their
- * own), placed (beside the existing items its edges name, diagram-placement.ts, else at the
- * origin), then created: its frames, the nodes with the bulk endpoint (20 per transaction, all or
- * nothing each), then one connector per edge. Creates are never sent twice (the client's retries
+ * own), placed (at the origin given; else beside the existing items its edges name, or clear of
+ * the board's items: diagram-placement.ts), then created: its frames, the nodes with the bulk
+ * endpoint (20 per transaction, all or nothing each), then one connector per edge. Creates are never sent twice (the client's retries
  * follow the `create` effect); a failure part-way stops the node transactions and the answer says
- * what exists, what may exist and what was never sent. Edges are reported by their index.
+ * what exists, what may exist and what was never sent. Edges are reported by their index. An edge
+ * end that names no node but an item of the board (its bare ID) is read as `item:<ID>`, looked up
+ * before the layout, and the answer says so.
  */
 import { ToolError } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
@@ -18,8 +20,8 @@ import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import type { FlowLayout, FlowLayoutInput } from './diagram-layout.js';
 import { isSmallLayout, LayoutTooBig, overBoundIssue, planLayout } from './diagram-work.js';
-import { isExisting, planOf, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
-import { placeBeside } from './diagram-placement.js';
+import { isExisting, planOf, resolveBare, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
+import { placeBeside, placeClear } from './diagram-placement.js';
 import type { BoardGet } from './board-tags.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
 
@@ -96,11 +98,12 @@ interface Anchoring {
   origin: { x: number; y: number };
   parent?: string;
   note?: string;
+  /** The drawing's box on the board, when the tool chose where it goes. */
+  bounds?: { left: number; top: number; right: number; bottom: number };
 }
 
 export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   const plan = planOf(args);
-  const { placed, frameBoxes, leftOut, layoutFallback } = await layOut(plan, context.signal);
   const { client } = context.deps;
   const { signal } = context;
   const boardId = args.board_id;
@@ -109,12 +112,15 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
     (await client.request<unknown>({ method: 'POST', effect: 'create', path, pathParams: { board_id: boardId }, body, signal, resourceLabel: label })).data;
   const get: BoardGet = async (path, query, pageSignal, pathParams = {}) =>
     (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel: label })).data;
-  const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal);
+  // Bare item IDs first: they decide which edges shape the layout.
+  const { known, notes: readAsItems } = await lookUpBare(plan, get, signal);
+  const { placed, frameBoxes, leftOut, layoutFallback } = await layOut(plan, context.signal);
+  const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal, known);
   const drawn: Drawn = { frames: plan.frames.map(() => undefined), itemOf: new Map(), connectorOf: plan.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut, ...(layoutFallback ? { layoutFallback } : {}) };
   const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
-  const answer = (): Json => report(args, plan, drawn, anchoring, context.deps.webBase);
+  const answer = (): Json => report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems);
 
   // The frames first: their nodes are placed from their top-left corners.
   for (const [index, frame] of plan.frames.entries()) {
@@ -146,19 +152,57 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   return answer();
 }
 
-/** The diagram's corner: given (origin_x, origin_y), beside the existing items its edges name, or the board's centre. */
-async function anchor(args: CreateDiagramArgs, plan: Plan, placed: Placed[], frameBoxes: FrameBox[], get: BoardGet, signal: AbortSignal): Promise<Anchoring> {
+/**
+ * Each distinct bare item ID among the edge ends, read once (`/items/{id}`): those the board has
+ * become `item:<ID>` ends; any it has not is refused, nothing created. The records read are kept
+ * for the placement.
+ */
+async function lookUpBare(plan: Plan, get: BoardGet, signal: AbortSignal): Promise<{ known: Map<string, Json>; notes: string[] }> {
+  const known = new Map<string, Json>();
+  if (!plan.bare.size) return { known, notes: [] };
+  await Promise.all(
+    [...plan.bare.keys()].map(async (id) => {
+      try {
+        const record = await get('/v2/boards/{board_id}/items/{item_id}', {}, signal, { item_id: id });
+        if (isRecord(record)) known.set(id, record);
+      } catch (error) {
+        // Not an item of this board: refused below, with the others.
+        if (!(error instanceof ToolError && error.details.kind === 'not_found')) throw error;
+      }
+    }),
+  );
+  return { known, notes: resolveBare(plan, new Set(known.keys())) };
+}
+
+/**
+ * The diagram's corner: given (origin_x, origin_y); else beside the existing items its edges
+ * name; else clear of the board's items (diagram-placement.ts).
+ */
+async function anchor(args: CreateDiagramArgs, plan: Plan, placed: Placed[], frameBoxes: FrameBox[], get: BoardGet, signal: AbortSignal, known: ReadonlyMap<string, Json>): Promise<Anchoring> {
+  const givenAny = args.origin_x !== undefined || args.origin_y !== undefined;
   const given = { x: args.origin_x ?? 0, y: args.origin_y ?? 0 };
-  if (!plan.existing.length) return { origin: given };
+  // The layout's box, from the diagram's top-left corner (the layout starts it at 0,0).
   const size = {
     width: Math.max(...placed.map((p) => p.x + p.width / 2), ...frameBoxes.map((b) => b.x + b.width / 2)),
     height: Math.max(...placed.map((p) => p.y + p.height / 2), ...frameBoxes.map((b) => b.y + b.height / 2)),
   };
+  const boundsAt = (origin: { x: number; y: number }) => ({ left: Math.round(origin.x), top: Math.round(origin.y), right: Math.round(origin.x + size.width), bottom: Math.round(origin.y + size.height) });
+  if (!plan.existing.length) {
+    if (givenAny) return { origin: given };
+    const clear = await placeClear(get, signal, size);
+    return { origin: clear.origin, note: `${placed.length} new node${placed.length === 1 ? '' : 's'} ${clear.note}`, bounds: boundsAt(clear.origin) };
+  }
   const flow = plan.layout === 'grid' ? 'TB' : plan.layout;
   // Frames do not nest: a diagram with frames of its own goes on the board.
-  const placement = await placeBeside(get, signal, plan.existing, size, flow, plan.frames.length === 0);
-  if (args.origin_x !== undefined || args.origin_y !== undefined) return { origin: given };
-  return { origin: placement.origin, ...(placement.parent ? { parent: placement.parent.id } : {}), note: `${placed.length} new node${placed.length === 1 ? '' : 's'} ${placement.note}` };
+  const placement = await placeBeside(get, signal, plan.existing, size, flow, plan.frames.length === 0, known);
+  if (givenAny) return { origin: given };
+  const corner = placement.parent?.corner ?? { x: 0, y: 0 };
+  return {
+    origin: placement.origin,
+    ...(placement.parent ? { parent: placement.parent.id } : {}),
+    note: `${placed.length} new node${placed.length === 1 ? '' : 's'} ${placement.note}`,
+    bounds: boundsAt({ x: corner.x + placement.origin.x, y: corner.y + placement.origin.y }),
+  };
 }
 
 /** The nodes, 20 per transaction; the first failure stops the rest (listed as not sent). */
@@ -251,7 +295,7 @@ function refusedBeforeAnything(error: unknown, failed: Failure[]): void {
   if (error instanceof ToolError && failed.length === 1 && failed[0]?.outcome === 'not_created') throw error;
 }
 
-function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: Anchoring, webBase: string | undefined): Json {
+function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: Anchoring, webBase: string | undefined, readAsItems: string[]): Json {
   const { frames, itemOf, connectorOf, failed, notSentNodes, notSentEdges, leftOut } = drawn;
   const connectors = connectorOf.filter((id) => id !== null).length;
   const complete = itemOf.size === plan.nodes.length && connectors === plan.edges.length;
@@ -271,6 +315,8 @@ function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: An
     node_items: Object.fromEntries(itemOf),
     connector_items: connectorOf,
     ...(anchoring.note ? { placed: anchoring.note } : {}),
+    ...(anchoring.bounds ? { bounds: anchoring.bounds } : {}),
+    ...(readAsItems.length ? { read_as_items: readAsItems } : {}),
     ...(plan.notes.length ? { not_drawn: plan.notes.length > 10 ? [...plan.notes.slice(0, 10), `and ${plan.notes.length - 10} more`] : plan.notes } : {}),
   };
   const notes: string[] = [];

@@ -6,13 +6,17 @@
  * EXTEND_READS.pages pages of 50 at most. Candidate spots on a grid around the item are tried
  * nearest first, the side the flow goes to preferred; the first that overlaps nothing (with a gap)
  * wins, else the spot below everything read.
+ *
+ * A new diagram without an origin (placeClear) goes clear of the board's items (those not in
+ * frames; a frame counts whole), PLACE_READS.pages pages of 50 at most: at 0,0 (its top-left
+ * corner) when that overlaps nothing read, else to the right of everything read, level with its top.
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { idText, quotedText } from '../../core/tools/line-text.js';
 import { walkPages } from '../../core/tools/pager.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
-import { BOARD_READS, EXTEND_READS } from '../task-vocabulary.js';
+import { BOARD_READS, EXTEND_READS, PLACE_READS } from '../task-vocabulary.js';
 import { toItem, type BoardItem } from './board-lines.js';
 import type { BoardGet } from './board-tags.js';
 
@@ -29,8 +33,8 @@ export interface Box {
 export interface Placement {
   /** The diagram's top-left corner, on the board or (with `parent`) from the frame's top-left corner. */
   origin: { x: number; y: number };
-  /** The existing frame the new nodes go into. */
-  parent?: { id: string; title: string };
+  /** The existing frame the new nodes go into, and its top-left corner on the board. */
+  parent?: { id: string; title: string; corner: { x: number; y: number } };
   /** The existing items the edges name, by ID. */
   anchors: Map<string, BoardItem>;
   /** What the answer says about it. */
@@ -43,11 +47,18 @@ const CLEARANCE = 60;
 const STEP = 60;
 const REACH = 40;
 
-export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: string[], size: { width: number; height: number }, flow: 'TB' | 'BT' | 'LR' | 'RL', mayEnterFrame: boolean): Promise<Placement> {
+/** Room between a new diagram placed without an origin and the items already on the board. */
+const SEPARATION = 200;
+
+/**
+ * `known`: items already read (the bare item IDs looked up), not read again. An item in a frame
+ * is given relative to its frame; its frame is read to place it.
+ */
+export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: string[], size: { width: number; height: number }, flow: 'TB' | 'BT' | 'LR' | 'RL', mayEnterFrame: boolean, known: ReadonlyMap<string, Json> = new Map()): Promise<Placement> {
   const anchors = new Map<string, BoardItem>();
   await Promise.all(
     itemIds.map(async (id) => {
-      const record = await get('/v2/boards/{board_id}/items/{item_id}', {}, signal, { item_id: id }).catch((error: unknown) => {
+      const record = known.get(id) ?? await get('/v2/boards/{board_id}/items/{item_id}', {}, signal, { item_id: id }).catch((error: unknown) => {
         if (error instanceof ToolError && error.details.kind === 'not_found') throw ToolError.invalidInput([{ parameter: 'edges', problem: `item:${id} is not an item of this board (ReadBoard lists its item IDs)` }]);
         throw error;
       });
@@ -63,7 +74,8 @@ export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: s
     const bounds = { left: 0, top: 0, width: frame.width ?? 0, height: frame.height ?? 0 };
     const spot = freeSpot(boxOf(anchor), size, flow, children.items.filter((item) => item.id !== anchor.id).map(boxOf), bounds);
     if (spot) {
-      return { origin: { x: spot.left, y: spot.top }, parent: { id: frame.id, title: frame.text }, anchors, note: `beside ${label}, in its frame ${idText(frame.id)}, clear of the ${children.items.length} items read in it${children.note}` };
+      const corner = { x: (frame.x ?? 0) - (frame.width ?? 0) / 2, y: (frame.y ?? 0) - (frame.height ?? 0) / 2 };
+      return { origin: { x: spot.left, y: spot.top }, parent: { id: frame.id, title: frame.text, corner }, anchors, note: `beside ${label}, in its frame ${idText(frame.id)}, clear of the ${children.items.length} items read in it${children.note}` };
     }
   }
   // On the board: an item in a frame is placed beside its frame (frames do not nest, and the frame may be full).
@@ -77,12 +89,28 @@ export async function placeBeside(get: BoardGet, signal: AbortSignal, itemIds: s
 
 const asRecord = (value: unknown): Json => (isRecord(value) ? value : {});
 
-/** Items of the board (or of a frame), EXTEND_READS.pages pages at most. */
-async function readAround(get: BoardGet, signal: AbortSignal, filter: Record<string, QueryValue>): Promise<{ items: BoardItem[]; note: string }> {
+/**
+ * Where a new diagram without an origin goes: its top-left corner, so that its box (`extent`,
+ * from that corner) overlaps none of the board's items read (those not in frames; frames whole).
+ */
+export async function placeClear(get: BoardGet, signal: AbortSignal, extent: { width: number; height: number }): Promise<{ origin: { x: number; y: number }; note: string }> {
+  const around = await readAround(get, signal, {}, PLACE_READS.pages);
+  const obstacles = topLevel(around.items);
+  const read = `${around.items.length} item${around.items.length === 1 ? '' : 's'} read on the board${around.note}`;
+  if (!obstacles.length) return { origin: { x: 0, y: 0 }, note: around.note ? `at 0,0: no items could be read on the board${around.note}` : 'at 0,0: the board has no items' };
+  const atCentre: Box = { left: 0, top: 0, ...extent };
+  if (!obstacles.some((obstacle) => overlaps(atCentre, obstacle, SEPARATION))) return { origin: { x: 0, y: 0 }, note: `at 0,0, clear of the ${read}` };
+  const right = Math.max(...obstacles.map((o) => o.left + o.width));
+  const top = Math.min(...obstacles.map((o) => o.top));
+  return { origin: { x: Math.round(right + SEPARATION), y: Math.round(top) }, note: `right of the ${read}, clear of them` };
+}
+
+/** Items of the board (or of a frame), `maxPages` pages at most. */
+async function readAround(get: BoardGet, signal: AbortSignal, filter: Record<string, QueryValue>, maxPages: number = EXTEND_READS.pages): Promise<{ items: BoardItem[]; note: string }> {
   const items: BoardItem[] = [];
   const walk = await walkPages<Json>({
     signal,
-    maxPages: EXTEND_READS.pages,
+    maxPages,
     pageSize: BOARD_READS.pageSize,
     fetchPage: async (at, pageSignal) => {
       const answer = await get('/v2/boards/{board_id}/items', { limit: BOARD_READS.pageSize, ...filter, ...(at?.cursor ? { cursor: at.cursor } : {}) }, pageSignal);
@@ -109,7 +137,7 @@ function boxOf(item: BoardItem): Box {
   return { left: (item.x ?? 0) - width / 2, top: (item.y ?? 0) - height / 2, width, height };
 }
 
-const overlaps = (a: Box, b: Box) => a.left < b.left + b.width + CLEARANCE && b.left < a.left + a.width + CLEARANCE && a.top < b.top + b.height + CLEARANCE && b.top < a.top + a.height + CLEARANCE;
+const overlaps = (a: Box, b: Box, gap = CLEARANCE) => a.left < b.left + b.width + gap && b.left < a.left + a.width + gap && a.top < b.top + b.height + gap && b.top < a.top + a.height + gap;
 
 /**
  * The nearest spot for a box of `size` beside `from` that overlaps no obstacle (and lies within

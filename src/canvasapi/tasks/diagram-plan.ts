@@ -7,7 +7,7 @@
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
 import { parseMermaid, MermaidError, type MermaidDirection } from './mermaid.js';
-import { DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX, EXTEND_READS, STICKY_COLORS } from '../task-vocabulary.js';
+import { BARE_ITEM_ID, DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX, EXTEND_READS, STICKY_COLORS } from '../task-vocabulary.js';
 
 /** CreateDiagram's checked input (the definition is in index.ts). */
 export interface CreateDiagramArgs {
@@ -53,6 +53,11 @@ export interface Plan {
   framesAreGroups: boolean;
   /** The existing items the edges name (IDs without the prefix), in order of first mention. */
   existing: string[];
+  /**
+   * Edge ends (nodes form) that name no node but look like an item ID: each end -> the edge
+   * fields that name it (`edges[3].to`). Looked up on the board before anything is created.
+   */
+  bare: Map<string, string[]>;
   /** Mermaid lines read but not drawn. */
   notes: string[];
   /** Which form the diagram came in: problems with the whole of it name that parameter. */
@@ -70,31 +75,62 @@ export function planOf(args: CreateDiagramArgs): Plan {
     ]);
   }
   const plan = args.mermaid !== undefined ? mermaidPlan(args, args.mermaid) : nodesPlan(args);
-  const refs = new Set(plan.edges.flatMap((edge) => [edge.from, edge.to]).filter(isExisting));
-  plan.existing = [...refs].map((ref) => ref.slice(EXISTING_ITEM_PREFIX.length));
-  if (plan.existing.length > EXTEND_READS.items) {
-    throw ToolError.invalidInput([{ parameter: args.mermaid !== undefined ? 'mermaid' : 'edges', problem: `names ${plan.existing.length} existing items (item:<ID>); at most ${EXTEND_READS.items}` }]);
+  plan.existing = existingOf(plan.edges);
+  const named = new Set([...plan.existing, ...plan.bare.keys()]).size;
+  if (named > EXTEND_READS.items) {
+    throw ToolError.invalidInput([{ parameter: args.mermaid !== undefined ? 'mermaid' : 'edges', problem: `names ${named} existing items (item:<ID>, or an ID that is no node's); at most ${EXTEND_READS.items}` }]);
   }
   return plan;
 }
 
 export const isExisting = (end: string) => end.startsWith(EXISTING_ITEM_PREFIX);
 
+/** The items `item:<ID>` ends name, by ID, in order of first mention. */
+const existingOf = (edges: PlanEdge[]) => [...new Set(edges.flatMap((edge) => [edge.from, edge.to]).filter(isExisting))].map((ref) => ref.slice(EXISTING_ITEM_PREFIX.length));
+
+/** The layout without `layout`: a flow down when there are edges, a grid when there are none. */
+export const defaultLayout = (edges: readonly unknown[] | undefined) => (edges?.length ? 'flow-down' : 'grid');
+
+/**
+ * The plan with its bare item IDs read as `item:<ID>`: `found` holds those the board has. Those it
+ * has not are refused, each named by its edge field, nothing sent; the answer's note says which
+ * ends were read so.
+ */
+export function resolveBare(plan: Plan, found: ReadonlySet<string>): string[] {
+  const missing = [...plan.bare].filter(([id]) => !found.has(id));
+  if (missing.length) {
+    const sample = nodeSample(plan.nodes.map((node) => node.id));
+    throw ToolError.invalidInput(
+      missing.flatMap(([id, fields]) => fields.slice(0, 5).map((parameter) => ({ parameter, problem: `"${id}" is neither the id of a node nor an item of this board; the nodes are ${sample} (an item already on the board is ${EXISTING_ITEM_PREFIX}<its ID>, or its ID alone; ReadBoard lists them)` }))),
+    );
+  }
+  for (const edge of plan.edges) {
+    for (const end of ['from', 'to'] as const) if (plan.bare.has(edge[end])) edge[end] = `${EXISTING_ITEM_PREFIX}${edge[end]}`;
+  }
+  // One note per item: the first few edge fields that named it.
+  const notes = [...plan.bare].map(([id, fields]) => `${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ` and ${fields.length - 5} more` : ''}: "${id}" is no node's id, read as ${EXISTING_ITEM_PREFIX}${id}`);
+  plan.existing = existingOf(plan.edges);
+  plan.bare = new Map();
+  return notes;
+}
+
+const nodeSample = (ids: string[]) => ids.slice(0, 10).map((id) => `"${id}"`).join(', ') + (ids.length > 10 ? ', ...' : '');
+
 function nodesPlan(args: CreateDiagramArgs): Plan {
   const nodes = args.nodes ?? [];
   const edges = args.edges ?? [];
-  if (!args.layout) throw ToolError.invalidInput([{ parameter: 'layout', problem: 'is required with nodes: flow-down, flow-right or grid' }]);
   const plan: Plan = {
     nodes: nodes.map((node) => ({ ...node, ...(args.frame_title ? { frame: 0 } : {}) })),
     edges: edges.map((edge) => ({ ...edge })),
-    layout: LAYOUTS[args.layout],
+    layout: LAYOUTS[args.layout ?? defaultLayout(args.edges)],
     frames: args.frame_title ? [{ title: args.frame_title }] : [],
     framesAreGroups: false,
     existing: [],
+    bare: new Map(),
     notes: [],
     source: 'nodes',
   };
-  checkGraph(plan, (kind, index, field) => ({ parameter: `${kind}s[${index}]${field ? `.${field}` : ''}`, prefix: '' }));
+  checkGraph(plan, (kind, index, field) => ({ parameter: `${kind}s[${index}]${field ? `.${field}` : ''}`, prefix: '' }), true);
   return plan;
 }
 
@@ -120,6 +156,7 @@ function mermaidPlan(args: CreateDiagramArgs, text: string): Plan {
     frames: args.frame_title ? [{ title: args.frame_title }] : chart.subgraphs.map((s) => ({ title: s.title, key: s.key })),
     framesAreGroups: !args.frame_title,
     existing: [],
+    bare: new Map(),
     notes: chart.ignored,
     source: 'mermaid',
   };
@@ -133,10 +170,13 @@ type Namer = (kind: 'node' | 'edge', index: number, field: string) => { paramete
 /**
  * The checks zod cannot make: node IDs unique, edges between known nodes (or existing items),
  * colours that fit the kind of node, texts within their limits as sent (HTML-escaped: each of
- * & < > " ' takes 5).
+ * & < > " ' takes 5). With `bareOk`, an end that names no node but looks like an item ID goes to
+ * `plan.bare` to be looked up, unless something else is wrong (then it is refused with the rest,
+ * nothing looked up).
  */
-function checkGraph(plan: Plan, name: Namer): void {
+function checkGraph(plan: Plan, name: Namer, bareOk = false): void {
   const issues: InputIssue[] = [];
+  const bareIssues = new Set<InputIssue>();
   const add = (kind: 'node' | 'edge', index: number, field: string, problem: string) => {
     const { parameter, prefix } = name(kind, index, field);
     issues.push({ parameter, problem: `${prefix}${problem}` });
@@ -156,13 +196,16 @@ function checkGraph(plan: Plan, name: Namer): void {
       add('node', index, 'color', `a shape's colour must be #RRGGBB, e.g. "#a6ccf5" (got "${node.color.slice(0, 30)}")`);
     }
   });
-  const known = [...seen.keys()];
-  const sample = known.slice(0, 10).map((id) => `"${id}"`).join(', ') + (known.length > 10 ? ', ...' : '');
+  const sample = nodeSample([...seen.keys()]);
   plan.edges.forEach((edge, index) => {
     for (const end of ['from', 'to'] as const) {
       const id = edge[end];
       if (isExisting(id) ? id.length === EXISTING_ITEM_PREFIX.length : !seen.has(id)) {
-        add('edge', index, end, `"${id.slice(0, 100)}" is not the id of any node; the nodes are ${sample} (an item already on the board is ${EXISTING_ITEM_PREFIX}<its ID>)`);
+        add('edge', index, end, `"${id.slice(0, 100)}" is not the id of any node; the nodes are ${sample} (an item already on the board is ${EXISTING_ITEM_PREFIX}<its ID>${bareOk ? ', or its ID alone' : ''})`);
+        if (!bareOk || isExisting(id) || !BARE_ITEM_ID.test(id)) continue;
+        bareIssues.add(issues[issues.length - 1]!);
+        const fields = plan.bare.get(id) ?? [];
+        plan.bare.set(id, [...fields, name('edge', index, end).parameter]);
       }
     }
     if (edge.from === edge.to) add('edge', index, 'to', 'must differ from from: a connector joins two different items');
@@ -170,7 +213,8 @@ function checkGraph(plan: Plan, name: Namer): void {
     if (labelIssue) add('edge', index, 'label', labelIssue);
   });
   if (!plan.nodes.length) add('node', 0, '', 'a diagram needs at least one new node');
-  if (issues.length) throw ToolError.invalidInput(issues);
+  // Only bare item IDs: they are looked up before anything is created.
+  if (issues.some((issue) => !bareIssues.has(issue))) throw ToolError.invalidInput(issues);
 }
 
 /** Why a text is too long once HTML-escaped, or undefined when it fits. */

@@ -54,10 +54,10 @@ const createDiagramInput = () =>
         .max(DIAGRAM_LIMITS.nodes)
         .refine((nodes) => nodes.length > 0, { message: 'must have at least one node' }),
     ).optional(),
-    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1).describe('node id or item:<ID>'), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
+    edges: genericCap(z.array(z.strictObject({ from: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1).describe('node id, or an item ID (item:<ID>)'), to: text(DIAGRAM_LIMITS.nodeIdChars).trim().min(1), label: text(200).optional() })).max(DIAGRAM_LIMITS.edges))
       .optional(),
-    layout: z.enum(['flow-down', 'flow-right', 'grid']).optional(),
-    origin_x: z.number().optional(),
+    layout: z.enum(['flow-down', 'flow-right', 'grid']).optional().describe('default: flow-down with edges, else grid'),
+    origin_x: z.number().optional().describe('without: clear of items on the board'),
     origin_y: z.number().optional(),
     frame_title: text(200).trim().min(1).optional(),
   });

@@ -15,7 +15,7 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'connectors[]': 'ID: from ["text"] -> to ["text"] [caption "caption"]',
   },
   'CanvasApi.CreateDiagram': {
-    placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ...',
+    placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ... (or, without item:<ID> ends: at 0,0 ... | right of the N items read on the board ...: no platform text)',
     'failed[].error': 'kind (HTTP status): "the platform\'s message"',
   },
 };
