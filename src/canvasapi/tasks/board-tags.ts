@@ -13,7 +13,7 @@ import { walkNote, walkPages, type PagePosition } from '../../core/tools/pager.j
 import { BOARD_READS } from '../task-vocabulary.js';
 import { cut } from './board-lines.js';
 import { countKept, flat } from './kept-text.js';
-import { plainText } from './text.js';
+import { plainPieces, plainStart } from './text.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,7 +25,7 @@ const TAG_TITLE_CHARS = 120;
 
 /** A tag title as kept: plain text, cut, a flat copy (kept-text.ts), counted against the call's budget. */
 function keptTitle(title: unknown, signal: AbortSignal): string {
-  const kept = flat(cut(plainText(title), TAG_TITLE_CHARS));
+  const kept = flat(cut(plainStart((each) => plainPieces(title, each), TAG_TITLE_CHARS), TAG_TITLE_CHARS));
   countKept(signal, kept);
   return kept;
 }
