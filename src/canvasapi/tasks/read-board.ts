@@ -97,8 +97,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   const { client } = context.deps;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
-  const get: BoardGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) =>
-    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel })).data;
+  const sizedGet: SizedGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) => {
+    const answer = await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel });
+    return { data: answer.data, bytes: answer.bytes ?? 0 };
+  };
+  const get: BoardGet = async (...request) => (await sizedGet(...request)).data;
   // One count over every walk's pages, so that progress only increases.
   let pagesRead = 0;
   const report = (message: string) => context.progress(++pagesRead, undefined, message);
@@ -115,7 +118,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
       // A query matches tag titles too: the items of matching tags are known before the items are read.
       const tagged = args.query ? await itemsTaggedLike(get, signal, args.query, tagList) : undefined;
       // The first page of tags says whether the board has any (and how many), for the tag lines.
-      const [walked] = await Promise.all([walkItems(get, signal, args, start, tagged?.ids, report), args.query ? undefined : readTagList(get, signal, 1, tagList)]);
+      const [walked] = await Promise.all([walkItems(sizedGet, signal, args, start, tagged?.ids, report), args.query ? undefined : readTagList(get, signal, 1, tagList)]);
       return { ...walked, tagNote: tagged?.note };
     })(),
   ]);
@@ -199,14 +202,35 @@ function encodeNext(position: ItemPosition, args: ReadBoardArgs): { cursor: stri
   return cursor ? { cursor } : undefined;
 }
 
+/** A GET that also says how many bytes the answer had. */
+type SizedGet = (...request: Parameters<BoardGet>) => Promise<{ data: unknown; bytes: number }>;
+
 /** A cursor-paged list of the board: `data`, `cursor`, `total`. */
 function cursorPage(get: BoardGet, path: string, query: Record<string, QueryValue>) {
+  return async (at: PagePosition | undefined, signal: AbortSignal) => listPage(await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal));
+}
+
+/**
+ * The board's items, page by page, with pages made smaller once they are large: after a page of
+ * more than BOARD_READS.pageBytes, the next asks for as many records as would take about that
+ * (the platform's least `limit` at the fewest). A page is held three times while it is read,
+ * decoded and parsed, so 19 MB pages (items of 380,000 characters) would cost 60 MB each.
+ */
+function itemPages(get: SizedGet, query: Record<string, QueryValue>) {
+  let limit: number = BOARD_READS.pageSize;
   return async (at: PagePosition | undefined, signal: AbortSignal) => {
-    const answer = await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
-    const cursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
-    return { records: answer.data.filter(isRecord), ...(cursor ? { next: { cursor } } : {}), ...(typeof answer.total === 'number' ? { total: answer.total } : {}) };
+    const answer = await get('/v2/boards/{board_id}/items', { ...query, limit, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
+    const page = listPage(answer.data);
+    const perRecord = answer.bytes / Math.max(1, page.records.length);
+    limit = Math.max(BOARD_READS.leastPageSize, Math.min(BOARD_READS.pageSize, Math.floor(BOARD_READS.pageBytes / perRecord)));
+    return page;
   };
+}
+
+function listPage(answer: unknown) {
+  if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
+  const cursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
+  return { records: answer.data.filter(isRecord), ...(cursor ? { next: { cursor } } : {}), ...(typeof answer.total === 'number' ? { total: answer.total } : {}) };
 }
 
 const recordId = (record: Json) => (record.id === undefined ? undefined : String(record.id));
@@ -217,12 +241,12 @@ const recordId = (record: Json) => (record.id === undefined ? undefined : String
  * lines' bytes). Once the list is full, the rest of the page is looked through for the next
  * match, and the walk ends.
  */
-async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs, start: ReturnType<typeof startOf>, taggedMatch: ReadonlySet<string> | undefined, report: (message: string) => void): Promise<ItemWalk> {
+async function walkItems(get: SizedGet, signal: AbortSignal, args: ReadBoardArgs, start: ReturnType<typeof startOf>, taggedMatch: ReadonlySet<string> | undefined, report: (message: string) => void): Promise<ItemWalk> {
   const maxItems = args.max_items ?? READ_LIMITS.defaultMaxItems;
   const query = args.query?.toLowerCase();
   const types = args.item_types as readonly string[] | undefined;
   const wanted = (item: BoardItem, record: Json) => item.type !== 'frame' && (!types || types.includes(item.type)) && (!query || taggedMatch?.has(item.id) === true || itemTextIncludes(record, query));
-  const itemQuery: Record<string, QueryValue> = { limit: BOARD_READS.pageSize };
+  const itemQuery: Record<string, QueryValue> = {};
   if (args.frame_id) itemQuery.parent_item_id = args.frame_id;
   // One type is filtered by the platform: nothing else is read.
   if (types?.length === 1) itemQuery.type = types[0] as string;
@@ -237,7 +261,7 @@ async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs
     ...(start.from.cursor ? { start: { cursor: start.from.cursor } } : {}),
     maxPages: itemPagesFor(args),
     pageSize: BOARD_READS.pageSize,
-    fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', itemQuery),
+    fetchPage: itemPages(get, itemQuery),
     idOf: recordId,
     onPage: (page, at) => {
       const records = page.records;
