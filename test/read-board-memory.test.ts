@@ -204,6 +204,15 @@ describe('ReadBoard on large items', () => {
     assert.ok(budget.bytesKept < itemsRead * 120, `${budget.bytesKept} bytes counted for ${itemsRead} items`);
   });
 
+  it('asks for smaller pages of a tag\'s items after a large one too', async () => {
+    const board = await fakeBoard({ items: 150, textChars: 100_000, tags: 1, itemsPerTag: 150 });
+    const { answer } = await readBoardWithBudget(board, { query: 'topic 0', max_items: 1 });
+    assert.equal(answer.items.length, 1);
+    const limits = board.requests.filter((r) => r.query.has('tag_id')).map((r) => Number(r.query.get('limit')));
+    assert.equal(limits[0], BOARD_READS.pageSize);
+    assert.ok(limits.length >= 2 && limits.slice(1).every((limit) => limit * 100_000 <= BOARD_READS.pageBytes && limit >= BOARD_READS.leastPageSize), `limits asked: ${limits.join(', ')}`);
+  });
+
   it('says budget sizes under 1 MB in KB or bytes', () => {
     assert.deepEqual([sizeText(4_000_000), sizeText(1_500_000), sizeText(400_000), sizeText(999), sizeText(1)], ['4 MB', '1.5 MB', '400 KB', '999 bytes', '1 byte']);
   });

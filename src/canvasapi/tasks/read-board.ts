@@ -20,7 +20,7 @@ import { itemLinkTemplate } from '../params.js';
 import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
 import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, itemTextIncludes, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
-import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
+import { answerBytes, itemsTaggedLike, pageSizeAfter, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
 import { flatText, idText } from '../../core/tools/line-text.js';
@@ -97,11 +97,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   const { client } = context.deps;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
-  const sizedGet: SizedGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) => {
+  const get: BoardGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) => {
     const answer = await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel });
-    return { data: answer.data, bytes: answer.bytes ?? 0 };
+    if (isRecord(answer.data) && answer.bytes !== undefined) answerBytes.set(answer.data, answer.bytes);
+    return answer.data;
   };
-  const get: BoardGet = async (...request) => (await sizedGet(...request)).data;
   // One count over every walk's pages, so that progress only increases.
   let pagesRead = 0;
   const report = (message: string) => context.progress(++pagesRead, undefined, message);
@@ -118,7 +118,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
       // A query matches tag titles too: the items of matching tags are known before the items are read.
       const tagged = args.query ? await itemsTaggedLike(get, signal, args.query, tagList) : undefined;
       // The first page of tags says whether the board has any (and how many), for the tag lines.
-      const [walked] = await Promise.all([walkItems(sizedGet, signal, args, start, tagged?.ids, report), args.query ? undefined : readTagList(get, signal, 1, tagList)]);
+      const [walked] = await Promise.all([walkItems(get, signal, args, start, tagged?.ids, report), args.query ? undefined : readTagList(get, signal, 1, tagList)]);
       return { ...walked, tagNote: tagged?.note };
     })(),
   ]);
@@ -202,27 +202,18 @@ function encodeNext(position: ItemPosition, args: ReadBoardArgs): { cursor: stri
   return cursor ? { cursor } : undefined;
 }
 
-/** A GET that also says how many bytes the answer had. */
-type SizedGet = (...request: Parameters<BoardGet>) => Promise<{ data: unknown; bytes: number }>;
-
 /** A cursor-paged list of the board: `data`, `cursor`, `total`. */
 function cursorPage(get: BoardGet, path: string, query: Record<string, QueryValue>) {
   return async (at: PagePosition | undefined, signal: AbortSignal) => listPage(await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal));
 }
 
-/**
- * The board's items, page by page, with pages made smaller once they are large: after a page of
- * more than BOARD_READS.pageBytes, the next asks for as many records as would take about that
- * (the platform's least `limit` at the fewest). A page is held three times while it is read,
- * decoded and parsed, so 19 MB pages (items of 380,000 characters) would cost 60 MB each.
- */
-function itemPages(get: SizedGet, query: Record<string, QueryValue>) {
+/** The board's items, page by page, the pages made smaller after a large one (board-tags.ts, pageSizeAfter). */
+function itemPages(get: BoardGet, query: Record<string, QueryValue>) {
   let limit: number = BOARD_READS.pageSize;
   return async (at: PagePosition | undefined, signal: AbortSignal) => {
     const answer = await get('/v2/boards/{board_id}/items', { ...query, limit, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
-    const page = listPage(answer.data);
-    const perRecord = answer.bytes / Math.max(1, page.records.length);
-    limit = Math.max(BOARD_READS.leastPageSize, Math.min(BOARD_READS.pageSize, Math.floor(BOARD_READS.pageBytes / perRecord)));
+    const page = listPage(answer);
+    limit = pageSizeAfter(answer, page.records.length, limit);
     return page;
   };
 }
@@ -241,7 +232,7 @@ const recordId = (record: Json) => (record.id === undefined ? undefined : String
  * lines' bytes). Once the list is full, the rest of the page is looked through for the next
  * match, and the walk ends.
  */
-async function walkItems(get: SizedGet, signal: AbortSignal, args: ReadBoardArgs, start: ReturnType<typeof startOf>, taggedMatch: ReadonlySet<string> | undefined, report: (message: string) => void): Promise<ItemWalk> {
+async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs, start: ReturnType<typeof startOf>, taggedMatch: ReadonlySet<string> | undefined, report: (message: string) => void): Promise<ItemWalk> {
   const maxItems = args.max_items ?? READ_LIMITS.defaultMaxItems;
   const query = args.query?.toLowerCase();
   const types = args.item_types as readonly string[] | undefined;
