@@ -534,6 +534,22 @@ describe('refreshTokenSet and revokeToken', () => {
     assert.ok(!error.message.includes(pair.refreshToken), 'the echoed refresh token is redacted');
   });
 
+  it('refuses a token answer nested too deep with a clear error, never a stack overflow', async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    let calls = 0;
+    const error = await rejection<OAuthError>(
+      refreshTokenSet(auth.endpoints(), 'rt-deep', {
+        fetch: async () => {
+          calls += 1;
+          return new Response(`{"access_token":${deep}}`, { status: 200, headers: { 'content-type': 'application/json' } });
+        },
+      }),
+    );
+    assert.equal(calls, 1);
+    assert.equal(error.kind, 'token_error');
+    assert.match(error.message, /nested more than 128 levels deep/);
+  });
+
   it('does not repeat a client secret the token endpoint echoes', async () => {
     const pair = auth.issue();
     const wrongSecret = 'wrong-secret-Hk29dLq0';

@@ -261,7 +261,7 @@ describe('coverage past the call\'s budget: the first part of the window in full
     const data = await call(fake, { escalation_policy_id: fake.policyId, until: iso(T0 + 14 * DAY) }, { requests: 1000, keptBytes: 400_000 });
     const { covered } = check(data, fake, 15);
     assert.ok(covered > T0 && covered < T0 + 14 * DAY, String(data.covered_until));
-    assert.match(String(data.note), /MB of kept data/);
+    assert.match(String(data.note), /400 KB of kept data/);
   });
 
   it('past its time while the overrides are read: the schedule is named, its shifts shown without them', async () => {

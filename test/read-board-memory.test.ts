@@ -11,8 +11,9 @@ import { runInNewContext } from 'node:vm';
 import { after, describe, it } from 'node:test';
 import { readBoard } from '../src/canvasapi/tasks/read-board.js';
 import { flat } from '../src/canvasapi/tasks/kept-text.js';
-import { readBoardBudget } from '../src/canvasapi/task-vocabulary.js';
-import { attachBudget, CallBudget } from '../src/core/call-budget.js';
+import { joinedPieces, plainPieces, plainStart, plainText, piecesInclude } from '../src/canvasapi/tasks/text.js';
+import { BOARD_READS, readBoardBudget } from '../src/canvasapi/task-vocabulary.js';
+import { attachBudget, CallBudget, sizeText } from '../src/core/call-budget.js';
 import { nestsDeeperThan } from '../src/core/json.js';
 import { silentLogger } from '../src/core/logger.js';
 import { MAX_ANSWER_DEPTH } from '../src/core/platform/failure-description.js';
@@ -111,6 +112,110 @@ describe('ReadBoard counts what it keeps against its budget', () => {
     const note = (answer.partial as string[]).find((line) => line.startsWith('items:'));
     assert.match(note ?? '', /reached its budget of 1 MB of kept data/, JSON.stringify(answer.partial));
     assert.equal(typeof answer.next_page?.cursor, 'string', 'a continuation from where reading stopped');
+  });
+});
+
+describe('plain text made piece by piece', () => {
+  /** plainText as it was made before: the whole text at once. */
+  const wholeAtOnce = (value: string) =>
+    value
+      .replace(/<\s*(?:br|\/p|\/div|\/li|\/h[1-6])\s*\/?>/gi, ' ')
+      .replace(/<[^<>]*>/g, '')
+      .replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,6});/gi, (whole, name: string) => {
+        if (name[0] === '#') {
+          const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+          return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+        }
+        return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' } as Record<string, string>)[name.toLowerCase()] ?? whole;
+      })
+      .replace(/\s+/g, ' ')
+      .trim();
+  const parts = ['<p>', '</p>', '<br/>', '<b>', '</b>', '<a href="x">', '<', '>', '&amp;', '&am', 'p;', '&#x1F600;', '&#65;', '&nbsp;', '&lt;', ' ', '  ', '\n', 'word', 'Σ', 'é', '<img src="', 'data">', '&', ';'];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const texts = Array.from({ length: 300 }, () => Array.from({ length: 1 + random(60) }, () => parts[random(parts.length)]).join(''));
+
+  it('pieces of any size join into the text made whole, tags and entities cut across pieces included', () => {
+    for (const text of texts) {
+      for (const size of [1, 2, 3, 5, 8, 13, 64]) {
+        const pieces: string[] = [];
+        plainPieces(text, (piece) => {
+          assert.notEqual(piece, '');
+          pieces.push(piece);
+          return true;
+        }, size);
+        assert.equal(pieces.join(''), wholeAtOnce(text), `${JSON.stringify(text)} in pieces of ${size}`);
+      }
+      assert.equal(plainText(text), wholeAtOnce(text));
+    }
+  });
+
+  it('the start and a query are read from the pieces, as far as needed', () => {
+    const long = `<p>${'lorem ipsum '.repeat(40_000)}</p><p>needle at the end</p>`;
+    let made = 0;
+    const start = plainStart((each) => plainPieces(long, (piece) => {
+      made += piece.length;
+      return each(piece);
+    }), 40);
+    assert.equal(start, wholeAtOnce(long).slice(0, 41));
+    assert.ok(made < 20_000, `${made} characters made for a start of 40`);
+    assert.equal(piecesInclude((each) => plainPieces(long, each), 'needle at the end'), true);
+    assert.equal(piecesInclude((each) => plainPieces(long, each), 'ipsum lorem ipsum'), true, 'a match across pieces');
+    assert.equal(piecesInclude((each) => plainPieces(long, each), 'no such text'), false);
+    const joined: string[] = [];
+    joinedPieces(['<p>Title</p>', '<p></p>', 'Body'], ' — ', (piece) => joined.push(piece) > 0);
+    assert.equal(joined.join(''), 'Title — Body');
+  });
+});
+
+describe('ReadBoard on large items', () => {
+  it('lists an item longer than the answer cut to fit, and next_page moves on to the next one', async () => {
+    // Each item's line alone is twice the room for lines.
+    const board = await fakeBoard({ items: 6, textChars: 100_000 });
+    const seen: string[] = [];
+    let args: Record<string, unknown> = { max_items: 3 };
+    for (let call = 0; call < 4; call++) {
+      const { answer } = await readBoardWithBudget(board, args);
+      assert.equal(answer.items.length, 1, JSON.stringify(answer.partial));
+      const line = answer.items[0] as string;
+      assert.ok(Buffer.byteLength(line) < 48_000, `a line of ${line.length} characters`);
+      assert.match(line, /…"$/);
+      assert.ok((answer.partial as string[]).some((note) => /is cut to fit this answer/.test(note)), JSON.stringify(answer.partial));
+      seen.push(line.split(' ')[0]!);
+      assert.equal(typeof answer.next_page?.cursor, 'string');
+      args = { max_items: 3, cursor: answer.next_page.cursor };
+    }
+    assert.equal(new Set(seen).size, 4, `each call lists the next item: ${seen.join(', ')}`);
+  });
+
+  it('asks for smaller item pages after a large one, and keeps a few bytes per item whatever its size', async () => {
+    // 50 items of 100,000 characters: a 5 MB page, past BOARD_READS.pageBytes.
+    const board = await fakeBoard({ items: 150, textChars: 100_000 });
+    const { answer, budget } = await readBoardWithBudget(board, { query: 'no such text', max_items: 5 });
+    assert.deepEqual(answer.items, []);
+    const limits = board.requests.filter((r) => r.path.endsWith('/items') && !r.query.has('type')).map((r) => Number(r.query.get('limit')));
+    assert.equal(limits[0], BOARD_READS.pageSize);
+    assert.ok(limits.length > 2);
+    for (const limit of limits.slice(1)) assert.ok(limit < BOARD_READS.pageSize && limit >= BOARD_READS.leastPageSize && limit * 100_000 <= BOARD_READS.pageBytes, `limits asked: ${limits.join(', ')}`);
+    // Items read: their ID and 41 characters each; nothing of their 100,000.
+    const itemsRead = limits.reduce((a, b) => a + b, 0);
+    assert.ok(budget.bytesKept < itemsRead * 120, `${budget.bytesKept} bytes counted for ${itemsRead} items`);
+  });
+
+  it('asks for smaller pages of a tag\'s items after a large one too', async () => {
+    const board = await fakeBoard({ items: 150, textChars: 100_000, tags: 1, itemsPerTag: 150 });
+    const { answer } = await readBoardWithBudget(board, { query: 'topic 0', max_items: 1 });
+    assert.equal(answer.items.length, 1);
+    const limits = board.requests.filter((r) => r.query.has('tag_id')).map((r) => Number(r.query.get('limit')));
+    assert.equal(limits[0], BOARD_READS.pageSize);
+    assert.ok(limits.length >= 2 && limits.slice(1).every((limit) => limit * 100_000 <= BOARD_READS.pageBytes && limit >= BOARD_READS.leastPageSize), `limits asked: ${limits.join(', ')}`);
+  });
+
+  it('says budget sizes under 1 MB in KB or bytes', () => {
+    assert.deepEqual([sizeText(4_000_000), sizeText(1_500_000), sizeText(400_000), sizeText(999), sizeText(1)], ['4 MB', '1.5 MB', '400 KB', '999 bytes', '1 byte']);
   });
 });
 

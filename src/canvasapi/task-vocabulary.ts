@@ -67,6 +67,9 @@ export function createDiagramBudget(args: { nodes?: readonly { id: string }[] | 
  */
 export const BOARD_READS = {
   pageSize: 50,
+  /** Item pages are made smaller after one past this size, down to the platform's least `limit` (tasks/board-tags.ts, pageSizeAfter). */
+  pageBytes: 4_000_000,
+  leastPageSize: 10,
   /** Item pages: those the answer needs, one to look ahead, and this many more to scan for a filter's matches. */
   filterScanPages: 20,
   maxItemPages: 40,

@@ -90,8 +90,15 @@ export class CallBudget {
   describe(short: BudgetShortfall): string {
     if (short === 'requests') return `${this.limits.requests} platform requests`;
     if (short === 'time') return `${Math.round(this.limits.wallMs / 1000)} s`;
-    return `${Math.round(this.limits.keptBytes / 1_000_000)} MB of kept data`;
+    return `${sizeText(this.limits.keptBytes)} of kept data`;
   }
+}
+
+/** `4 MB`, `1.5 MB`, `300 KB`, `512 bytes`: never rounded to a misleading `0 MB`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= 1_000_000) return `${Number((bytes / 1_000_000).toFixed(1))} MB`;
+  if (bytes >= 1_000) return `${Number((bytes / 1_000).toFixed(1))} KB`;
+  return `${bytes} byte${bytes === 1 ? '' : 's'}`;
 }
 
 /** A tenth of the call's time, at most 5 s: kept at the end of a call to answer with what was read. */

@@ -38,6 +38,14 @@ export function jsonText(value: unknown): string {
 }
 
 /**
+ * Deepest nesting of arrays and objects read in a platform's answer (token endpoints' included).
+ * Real answers nest a dozen levels (custom alert details a few more); deeper JSON is refused
+ * before it is parsed, since the walks after parsing (pruning, schemas, JSON.stringify) recurse
+ * per level and would overflow the stack (200,000 levels did).
+ */
+export const MAX_ANSWER_DEPTH = 128;
+
+/**
  * Whether JSON text nests arrays and objects deeper than `limit`, found by one linear scan with
  * no recursion (strings skipped with indexOf): checked before JSON.parse, so that a tree too deep
  * for the recursive walks after it (pruning, schemas, JSON.stringify) is never built. Text that

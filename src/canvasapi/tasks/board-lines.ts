@@ -6,7 +6,7 @@
  */
 import { isRecord } from '../../core/json.js';
 import { idText, quotedText } from '../../core/tools/line-text.js';
-import { plainText } from './text.js';
+import { joinedPieces, plainStart, piecesInclude } from './text.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,16 +34,37 @@ export interface BoardConnector {
   caption: string;
 }
 
-export function toItem(record: Json): BoardItem {
+/**
+ * Characters of an item's text kept at most: more than any answer's lines can show (ReadBoard's
+ * lines take 48,000 bytes). The text is made only that far (text.ts), whatever its size.
+ */
+export const ITEM_TEXT_CHARS = 50_000;
+
+/** The pieces of an item's text: its title, content and description as plain text, joined by ` — `. */
+function itemPieces(record: Json) {
   const data = isRecord(record.data) ? record.data : {};
+  return (each: (piece: string) => boolean) => joinedPieces([data.title, data.content, data.description], ' — ', each);
+}
+
+/** An item's text, cut to `maxChars` (marked `…` when cut). */
+export function itemText(record: Json, maxChars: number = ITEM_TEXT_CHARS): string {
+  return cut(plainStart(itemPieces(record), maxChars), maxChars);
+}
+
+/** Whether an item's whole text, in lower case, holds `lowered`: read piece by piece, never copied whole. */
+export function itemTextIncludes(record: Json, lowered: string): boolean {
+  return piecesInclude(itemPieces(record), lowered);
+}
+
+/** What is kept of an item: its text cut to `maxChars`. */
+export function toItem(record: Json, maxChars: number = ITEM_TEXT_CHARS): BoardItem {
   const position = isRecord(record.position) ? record.position : {};
   const geometry = isRecord(record.geometry) ? record.geometry : {};
   const parent = isRecord(record.parent) ? record.parent : undefined;
-  const text = [data.title, data.content, data.description].map(plainText).filter(Boolean).join(' — ');
   return {
     id: String(record.id),
     type: String(record.type ?? 'item'),
-    text,
+    text: itemText(record, maxChars),
     ...(typeof position.x === 'number' ? { x: position.x } : {}),
     ...(typeof position.y === 'number' ? { y: position.y } : {}),
     ...(typeof geometry.width === 'number' ? { width: geometry.width } : {}),
@@ -53,8 +74,9 @@ export function toItem(record: Json): BoardItem {
 }
 
 export function toConnector(record: Json): BoardConnector {
-  const captions = Array.isArray(record.captions) ? record.captions.filter(isRecord).map((c) => plainText(c.content)).filter(Boolean) : [];
-  return { id: String(record.id), from: endId(record.startItem), to: endId(record.endItem), caption: cut(captions.join(' / '), CAPTION_CHARS) };
+  const captions = Array.isArray(record.captions) ? record.captions.filter(isRecord).map((c) => c.content) : [];
+  const caption = plainStart((each) => joinedPieces(captions, ' / ', each), CAPTION_CHARS);
+  return { id: String(record.id), from: endId(record.startItem), to: endId(record.endItem), caption: cut(caption, CAPTION_CHARS) };
 }
 
 function endId(end: unknown): string {

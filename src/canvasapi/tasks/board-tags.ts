@@ -13,7 +13,7 @@ import { walkNote, walkPages, type PagePosition } from '../../core/tools/pager.j
 import { BOARD_READS } from '../task-vocabulary.js';
 import { cut } from './board-lines.js';
 import { countKept, flat } from './kept-text.js';
-import { plainText } from './text.js';
+import { plainPieces, plainStart } from './text.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,7 +25,7 @@ const TAG_TITLE_CHARS = 120;
 
 /** A tag title as kept: plain text, cut, a flat copy (kept-text.ts), counted against the call's budget. */
 function keptTitle(title: unknown, signal: AbortSignal): string {
-  const kept = flat(cut(plainText(title), TAG_TITLE_CHARS));
+  const kept = flat(cut(plainStart((each) => plainPieces(title, each), TAG_TITLE_CHARS), TAG_TITLE_CHARS));
   countKept(signal, kept);
   return kept;
 }
@@ -44,15 +44,33 @@ export interface TagList {
   note?: string;
 }
 
-/** An offset-paged list of the board: `data`, `total`, 50 a page. */
+/** Bytes of the answers a BoardGet gave, by answer (read-board.ts records them), for pageSizeAfter. */
+export const answerBytes = new WeakMap<object, number>();
+
+/**
+ * Records the next page of a list asks for: as many as before, or after a page past
+ * BOARD_READS.pageBytes as many as take about that (the platform's least `limit` at the fewest).
+ * A page is held about three times its size while it is read, decoded and parsed: 19 MB pages
+ * of board items (items of 380,000 characters) would cost 60 MB each.
+ */
+export function pageSizeAfter(answer: unknown, records: number, asked: number): number {
+  const bytes = isRecord(answer) ? answerBytes.get(answer) : undefined;
+  if (bytes === undefined || records === 0 || bytes <= BOARD_READS.pageBytes) return asked;
+  return Math.max(BOARD_READS.leastPageSize, Math.min(asked, Math.floor(BOARD_READS.pageBytes / (bytes / records))));
+}
+
+/** An offset-paged list of the board: `data`, `total`, 50 a page (fewer after a large one). */
 function offsetPage(get: BoardGet, path: string, query: Record<string, QueryValue>) {
+  let limit: number = BOARD_READS.pageSize;
   return async (at: PagePosition | undefined, signal: AbortSignal) => {
     const offset = at?.offset ?? 0;
-    const answer = await get(path, { ...query, limit: BOARD_READS.pageSize, offset: String(offset) }, signal);
+    const asked = limit;
+    const answer = await get(path, { ...query, limit: asked, offset: String(offset) }, signal);
     if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
     const records = answer.data.filter(isRecord);
+    limit = pageSizeAfter(answer, records.length, asked);
     const total = typeof answer.total === 'number' ? answer.total : undefined;
-    const more = total !== undefined ? offset + records.length < total : records.length === BOARD_READS.pageSize;
+    const more = total !== undefined ? offset + records.length < total : records.length === asked;
     return { records, ...(more ? { next: { offset: offset + records.length } } : {}), ...(total !== undefined ? { total } : {}) };
   };
 }

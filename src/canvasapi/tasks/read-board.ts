@@ -18,12 +18,12 @@ import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-vocabulary.js';
-import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
+import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, itemTextIncludes, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
-import { itemsTaggedLike, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
+import { answerBytes, itemsTaggedLike, pageSizeAfter, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
-import { flatText } from '../../core/tools/line-text.js';
+import { flatText, idText } from '../../core/tools/line-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -50,8 +50,9 @@ const FRAME_TITLE_CHARS = 200;
  * What is kept of a frame: its title cut to FRAME_TITLE_CHARS, a flat copy (kept-text.ts),
  * counted against the call's budget like everything else the answer holds.
  */
-function keptFrame(frame: BoardItem, signal: AbortSignal): BoardItem {
-  const kept = { ...frame, text: flat(cut(frame.text, FRAME_TITLE_CHARS)) };
+function keptFrame(record: Json, signal: AbortSignal): BoardItem {
+  const frame = toItem(record, FRAME_TITLE_CHARS);
+  const kept = { ...frame, text: flat(frame.text) };
   countKept(signal, kept.id, kept.text);
   return kept;
 }
@@ -96,8 +97,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   const { client } = context.deps;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
-  const get: BoardGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) =>
-    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel })).data;
+  const get: BoardGet = async (path, query, pageSignal, pathParams = {}, resourceLabel = label) => {
+    const answer = await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel });
+    if (isRecord(answer.data) && answer.bytes !== undefined) answerBytes.set(answer.data, answer.bytes);
+    return answer.data;
+  };
   // One count over every walk's pages, so that progress only increases.
   let pagesRead = 0;
   const report = (message: string) => context.progress(++pagesRead, undefined, message);
@@ -121,7 +125,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
 
   const taggable = items.listed.filter(({ item }) => TAGGABLE.has(item.type)).map(({ item }) => item.id);
   const tags = (await timeUp.optional(tagsOfItems(get, signal, taggable, tagList), 'tags: the tags of the listed items')) ?? { byItem: new Map<string, string[]>() };
-  if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), keptFrame(toItem(frameOfFilter), signal));
+  if (frameOfFilter && isRecord(frameOfFilter)) items.frames.set(String(frameOfFilter.id), keptFrame(frameOfFilter, signal));
   for (const frame of frames?.frames ?? []) items.frames.set(frame.id, frame);
   const frameTitle = new Map([...items.frames.values()].map((frame) => [frame.id, frame.text]));
   for (const [id, title] of frameTitle) if (!items.endText.has(id)) items.endText.set(id, cut(title, END_TEXT_CHARS));
@@ -136,6 +140,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     !items.readToEnd && `matching_items_at_least counts the matches up to where reading stopped, not the whole ${args.frame_id ? 'frame' : 'board'}`,
     connectors.note,
     frames?.note,
+    lines.cutToFit && `items: the text of ${idText(lines.cutToFit)} is cut to fit this answer (it ends with …)`,
     items.frames.size > FRAMES_SHOWN && `frames: the first ${FRAMES_SHOWN} of the ${items.frames.size} frames read are listed`,
     items.tagNote && `tags: ${items.tagNote}`,
     tags.note && `tags: ${tags.note}`,
@@ -199,12 +204,24 @@ function encodeNext(position: ItemPosition, args: ReadBoardArgs): { cursor: stri
 
 /** A cursor-paged list of the board: `data`, `cursor`, `total`. */
 function cursorPage(get: BoardGet, path: string, query: Record<string, QueryValue>) {
+  return async (at: PagePosition | undefined, signal: AbortSignal) => listPage(await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal));
+}
+
+/** The board's items, page by page, the pages made smaller after a large one (board-tags.ts, pageSizeAfter). */
+function itemPages(get: BoardGet, query: Record<string, QueryValue>) {
+  let limit: number = BOARD_READS.pageSize;
   return async (at: PagePosition | undefined, signal: AbortSignal) => {
-    const answer = await get(path, { ...query, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
-    const cursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
-    return { records: answer.data.filter(isRecord), ...(cursor ? { next: { cursor } } : {}), ...(typeof answer.total === 'number' ? { total: answer.total } : {}) };
+    const answer = await get('/v2/boards/{board_id}/items', { ...query, limit, ...(at?.cursor ? { cursor: at.cursor } : {}) }, signal);
+    const page = listPage(answer);
+    limit = pageSizeAfter(answer, page.records.length, limit);
+    return page;
   };
+}
+
+function listPage(answer: unknown) {
+  if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected('a list page without data');
+  const cursor = typeof answer.cursor === 'string' && answer.cursor.length > 0 ? answer.cursor : undefined;
+  return { records: answer.data.filter(isRecord), ...(cursor ? { next: { cursor } } : {}), ...(typeof answer.total === 'number' ? { total: answer.total } : {}) };
 }
 
 const recordId = (record: Json) => (record.id === undefined ? undefined : String(record.id));
@@ -219,8 +236,8 @@ async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs
   const maxItems = args.max_items ?? READ_LIMITS.defaultMaxItems;
   const query = args.query?.toLowerCase();
   const types = args.item_types as readonly string[] | undefined;
-  const wanted = (item: BoardItem) => item.type !== 'frame' && (!types || types.includes(item.type)) && (!query || item.text.toLowerCase().includes(query) || taggedMatch?.has(item.id) === true);
-  const itemQuery: Record<string, QueryValue> = { limit: BOARD_READS.pageSize };
+  const wanted = (item: BoardItem, record: Json) => item.type !== 'frame' && (!types || types.includes(item.type)) && (!query || taggedMatch?.has(item.id) === true || itemTextIncludes(record, query));
+  const itemQuery: Record<string, QueryValue> = {};
   if (args.frame_id) itemQuery.parent_item_id = args.frame_id;
   // One type is filtered by the platform: nothing else is read.
   if (types?.length === 1) itemQuery.type = types[0] as string;
@@ -235,32 +252,42 @@ async function walkItems(get: BoardGet, signal: AbortSignal, args: ReadBoardArgs
     ...(start.from.cursor ? { start: { cursor: start.from.cursor } } : {}),
     maxPages: itemPagesFor(args),
     pageSize: BOARD_READS.pageSize,
-    fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', itemQuery),
+    fetchPage: itemPages(get, itemQuery),
     idOf: recordId,
     onPage: (page, at) => {
       const records = page.records;
       for (let index = skip; index < records.length; index++) {
-        const item = toItem(records[index] as Json);
+        const record = records[index] as Json;
+        // Only the start of its text is made (text.ts): the whole text is only looked through for a query.
+        const item = toItem(record, END_TEXT_CHARS);
         found.counts[item.type] = (found.counts[item.type] ?? 0) + 1;
         // Kept of every item read: a flat copy of its text's start (a cut would keep the whole text alive).
-        const endText = flat(cut(item.text, END_TEXT_CHARS));
+        const endText = flat(item.text);
         found.endText.set(item.id, endText);
         countKept(signal, item.id, endText);
-        if (item.type === 'frame') found.frames.set(item.id, keptFrame(item, signal));
-        if (!wanted(item)) continue;
+        if (item.type === 'frame') found.frames.set(item.id, keptFrame(record, signal));
+        if (!wanted(item, record)) continue;
         const here: ItemPosition = { ...(at?.cursor ? { cursor: at.cursor } : {}), skip: index, matched: found.matched };
         found.matched += 1;
         if (here.matched < start.offset) continue;
-        const size = lineBytes(itemLine(item, undefined, new Map()));
-        if (full || found.listed.length >= maxItems || bytes + size > LINES_BUDGET_BYTES) {
+        if (full || found.listed.length >= maxItems) {
+          found.next ??= here;
+          full = true;
+          continue;
+        }
+        // Its text up to what a line can show (ITEM_TEXT_CHARS), as a flat copy.
+        const listed = { ...item, text: flat(toItem(record).text) };
+        const size = lineBytes(itemLine(listed, undefined, new Map()));
+        // The first item listed always is (cut to fit, fitLines), so that next_page always moves on.
+        if (found.listed.length > 0 && bytes + size > LINES_BUDGET_BYTES) {
           // The next matching item: where the next call starts.
           found.next ??= here;
           full = true;
           continue;
         }
-        found.listed.push({ item, at: here });
-        countKept(signal, item.text);
-        bytes += size;
+        found.listed.push({ item: listed, at: here });
+        countKept(signal, listed.text);
+        bytes += Math.min(size, LINES_BUDGET_BYTES);
       }
       skip = 0;
       read += records.length;
@@ -286,7 +313,7 @@ async function readFrames(get: BoardGet, signal: AbortSignal): Promise<{ frames:
     fetchPage: cursorPage(get, '/v2/boards/{board_id}/items', { limit: BOARD_READS.pageSize, type: 'frame' }),
     idOf: recordId,
     onPage: (page) => {
-      for (const record of page.records) frames.push(keptFrame(toItem(record), signal));
+      for (const record of page.records) frames.push(keptFrame(record, signal));
     },
   });
   const note = walkNote(walk, 'frames', signal);
@@ -332,11 +359,18 @@ function fitLines(items: ItemWalk, connectors: readonly BoardConnector[], lineOf
   const shown = new Set<string>();
   let bytes = 0;
   let next = items.next;
+  let cutToFit: string | undefined;
   for (const { item, at } of items.listed) {
-    const line = lineOf(item);
-    if (bytes + lineBytes(line) > LINES_BUDGET_BYTES - connectorShare) {
-      next = at;
-      break;
+    let line = lineOf(item);
+    const room = LINES_BUDGET_BYTES - connectorShare;
+    if (bytes + lineBytes(line) > room) {
+      if (itemLines.length > 0) {
+        next = at;
+        break;
+      }
+      // The first item is listed whatever its size, its text cut to the room: next_page then moves past it.
+      line = fittedLine(item, lineOf, room);
+      cutToFit = item.id;
     }
     itemLines.push(line);
     shown.add(item.id);
@@ -350,7 +384,20 @@ function fitLines(items: ItemWalk, connectors: readonly BoardConnector[], lineOf
     connectorLines.push(line);
     bytes += lineBytes(line);
   }
-  return { items: itemLines, connectors: connectorLines, ...(next ? { next } : {}) };
+  return { items: itemLines, connectors: connectorLines, ...(next ? { next } : {}), ...(cutToFit ? { cutToFit } : {}) };
+}
+
+/** The item's line with its text cut to the most characters that keep the line within `room` bytes (the text alone, `…`, when nothing fits). */
+function fittedLine(item: BoardItem, lineOf: (item: BoardItem) => string, room: number): string {
+  const withText = (chars: number) => lineOf({ ...item, text: cut(item.text, chars) });
+  let low = 0;
+  let high = item.text.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (lineBytes(withText(middle)) <= room) low = middle;
+    else high = middle - 1;
+  }
+  return withText(low);
 }
 
 /**

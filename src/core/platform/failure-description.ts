@@ -5,20 +5,14 @@
  * with a credential in it (`redact`). A platform may reword any of it (`describeError`).
  */
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from '../errors.js';
-import { isRecord, nestsDeeperThan } from '../json.js';
+import { isRecord, MAX_ANSWER_DEPTH, nestsDeeperThan } from '../json.js';
 import type { Logger } from '../logger.js';
 import type { AttemptFailure, TooLargeAnswer } from './attempt.js';
 import { redact } from './secrets.js';
 import { UPSTREAM_ENV, type PlatformErrorInfo, type UpstreamClientOptions } from './upstream-options.js';
 import type { AnswerHead, RequestContext } from './upstream-request.js';
 
-/**
- * Deepest nesting of arrays and objects read in a platform's answer. Real answers nest a dozen
- * levels (custom alert details a few more); deeper JSON is refused before it is parsed, since the
- * walks after parsing (pruning, schemas, JSON.stringify) recurse per level and would overflow the
- * stack (200,000 levels did).
- */
-export const MAX_ANSWER_DEPTH = 128;
+export { MAX_ANSWER_DEPTH };
 
 const NETWORK_CODE_TEXT: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',

@@ -9,6 +9,7 @@
  */
 
 import * as oauth from 'oauth4webapi';
+import { MAX_ANSWER_DEPTH, nestsDeeperThan } from '../json.js';
 import { printable } from './printable.js';
 import { answerPage, RedirectReceiver } from './redirect-receiver.js';
 
@@ -155,15 +156,33 @@ function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal {
 function requestOptions(
   insecure: boolean,
   options: { fetch?: typeof fetch; signal?: AbortSignal; timeoutMs?: number },
+  what: 'token' | 'revocation' = 'token',
 ): oauth.TokenEndpointRequestOptions {
   const fetchImpl = options.fetch;
   const out: oauth.TokenEndpointRequestOptions = {
     signal: anySignal([options.signal, AbortSignal.timeout(options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS)]),
   };
-  if (fetchImpl) out[oauth.customFetch] = (url, init) => fetchImpl(url, init as RequestInit);
+  out[oauth.customFetch] = (url, init) => depthChecked(fetchImpl ?? ((input, more) => globalThis.fetch(input, more)), url, init as RequestInit, what);
   // Plain http is only reached for loopback hosts or endpoints explicitly marked allowInsecureHttp.
   if (insecure) out[oauth.allowInsecureRequests] = true;
   return out;
+}
+
+/** Statuses whose answer has no body (a Response cannot be made with one). */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * The endpoint's answer read and checked before oauth4webapi parses it: JSON nested past
+ * MAX_ANSWER_DEPTH is refused with a clear error, where parsing it would overflow the stack.
+ */
+async function depthChecked(fetchImpl: typeof fetch, url: string, init: RequestInit, what: 'token' | 'revocation'): Promise<Response> {
+  const response = await fetchImpl(url, init);
+  if (NO_BODY.has(response.status) || response.status < 200 || response.status > 599) return response;
+  const text = await response.text();
+  if (nestsDeeperThan(text, MAX_ANSWER_DEPTH)) {
+    throw new OAuthError(`${what}_error`, `The ${what} endpoint answered HTTP ${response.status} with JSON nested more than ${MAX_ANSWER_DEPTH} levels deep, the most this server reads; the answer was not read.`, { status: response.status });
+  }
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Replaces every secret (longest first) in a text. */
@@ -465,6 +484,7 @@ export async function revokeToken(endpoints: OAuthEndpoints, token: string, opti
     if (response.ok) return;
     let message: string | undefined;
     try {
+      if (nestsDeeperThan(text, MAX_ANSWER_DEPTH)) throw new Error('too deep');
       const parsed = JSON.parse(text) as Record<string, unknown>;
       const candidate = parsed.message ?? parsed.error_description ?? parsed.error;
       if (typeof candidate === 'string') message = candidate;
@@ -475,7 +495,7 @@ export async function revokeToken(endpoints: OAuthEndpoints, token: string, opti
     throw new OAuthError('revocation_error', `The revocation endpoint answered HTTP ${response.status}${detail}.`, { status: response.status });
   }
   const clientAuth = clientAuthentication(endpoints, options.clientAuth);
-  const requestOpts: oauth.RevocationRequestOptions = requestOptions(insecure, options);
+  const requestOpts: oauth.RevocationRequestOptions = requestOptions(insecure, options, 'revocation');
   if (options.tokenTypeHint) requestOpts.additionalParameters = { token_type_hint: options.tokenTypeHint };
   try {
     const response = await oauth.revocationRequest(as, client, clientAuth, token, requestOpts);
