@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { runAsCaller } from '../src/core/caller.js';
 import { ToolError } from '../src/core/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from '../src/core/platform/upstream.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
@@ -129,8 +130,12 @@ test('300 parallel tool calls keep at most 16 requests in flight at the platform
   const canvas = canvasApiServerFor({ baseUrl: `${proxy.url}/canvasapi`, token: sandbox.canvasapi.token });
   const incidents = incidentOpsServerFor(undefined, { baseUrl: `${proxy.url}/incidentops`, accessToken: sandbox.incidentops.token });
 
+  // Two callers (one alone holds at most three quarters of the slots: core/concurrency.ts).
   const outcomes = await Promise.all(
-    Array.from({ length: 300 }, (_, i) => callTool(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: demo.boardIds[i % demo.boardIds.length] as string })),
+    Array.from({ length: 300 }, (_, i) => {
+      const who = i % 2 === 0 ? 'user-a' : 'user-b';
+      return runAsCaller({ caller: { group: who, member: who } }, () => callTool(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: demo.boardIds[i % demo.boardIds.length] as string }));
+    }),
   );
   assert.equal(outcomes.filter((o) => !o.isError).length, 300);
   assert.ok(proxy.maxInFlight <= 16, `CanvasApi: at most 16 in flight (saw ${proxy.maxInFlight})`);
