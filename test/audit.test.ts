@@ -18,7 +18,7 @@ import { auditToolCalls, resolveAuditMode, type AuditMode } from '../src/core/to
 import { serveOverHttp } from '../src/core/serving/serve.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { CLI } from './support/cli.js';
-import { callTool, canvasApiServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
 import { callJson, connectWithOAuth, MemoryOAuthProvider, startOAuthServer, type OAuthTestServer } from './support/oauth-client.js';
 
 type Json = Record<string, unknown>;
@@ -170,6 +170,16 @@ describe('audit modes, key mode, direct and meta calls', () => {
     assert.deepEqual(writes.lines.map((line) => line.tool), ['CanvasApi.AddBoardFrame']);
     const off = await auditedLines('off', session);
     assert.equal(off.text, '');
+  });
+
+  it('names the IDs an IncidentOps tool read, with all', async () => {
+    const server = incidentOpsServerFor(sandbox);
+    const listed = await callTool(server, 'IncidentOps.ListIncidents', { limit: 1 });
+    const incident = (listed.data.incidents as Json[])[0]!.id as string;
+    const { lines } = await auditedLines('all', async () => {
+      await callTool(server, 'IncidentOps.GetIncident', { incident_id: incident });
+    });
+    assert.deepEqual(lines.map((line) => [line.server, line.tool, line.access, line.targets, line.changed]), [['incidentops', 'IncidentOps.GetIncident', 'read', { incident_id: incident }, undefined]]);
   });
 
   it('names `key`, the address and the client in key mode, and the tool a meta call ran', async () => {

@@ -25,7 +25,7 @@
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { budgetOf, WorkScope } from '../call-budget.js';
+import { budgetOf, WorkScope, type CallBudget } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
@@ -172,9 +172,12 @@ export class UpstreamClient {
    * A request that changes data notes on its call's budget whether it was carried out (the audit
    * line's `changed`, tools/audit.ts).
    */
-  async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+  request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
     const budget = budgetOf(req.signal);
-    if (!budget || effectOf(req) === 'read') return this.send<T>(req);
+    return budget && effectOf(req) !== 'read' ? this.sendNoted<T>(req, budget) : this.send<T>(req);
+  }
+
+  private async sendNoted<T>(req: UpstreamRequest, budget: CallBudget): Promise<UpstreamResponse<T>> {
     try {
       const answer = await this.send<T>(req);
       budget.noteChange('made');
