@@ -17,7 +17,6 @@ import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolConte
 
 export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
 export { runTool } from './run-tool.js';
-export { AUDIT_ENV, auditToolCalls, resolveAuditMode, type AuditMode } from './audit.js';
 
 /** A tool server: a named set of tools plus the services its handlers share. */
 export interface ToolServer<Deps = unknown> {
