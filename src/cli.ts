@@ -68,7 +68,8 @@ function addServeOptions(command: Command, withTransport: boolean): Command {
     .option('--auth <mode>', `HTTP authentication: key (one shared server key, the default) or oauth (every user signs in to the platform as themselves) (${AUTH_ENV})`)
     .option('--public-url <url>', `external base URL of the HTTP server behind a proxy; OAuth issuer and resource URLs derive from it (${PUBLIC_URL_ENV}); default: the bound URL`)
     .option('--store <kind>', 'state shared by replicas: memory (this process only, the default) or redis (TOOLSERVERS_STORE)')
-    .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)');
+    .option('--redis-url <url>', 'Redis of --store redis, e.g. redis://127.0.0.1:6379/0 (TOOLSERVERS_REDIS_URL: prefer it when the URL has a password)')
+    .option('--audit <mode>', 'which calls leave an audit line on stderr: writes (every call that may change platform data, the default), all, or off (TOOLSERVERS_AUDIT)');
 }
 
 /** Name style and tool selection flags (each also a TOOLSERVERS_* variable), with examples from `exampleTool`'s server. */

@@ -33,6 +33,7 @@ export interface ServeFlags extends ServerSettingsInput, ChoiceInput {
   publicUrl?: string;
   store?: string;
   redisUrl?: string;
+  audit?: string;
 }
 
 export const SERVER_KEY_ENV = 'TOOLSERVERS_SERVER_KEY';
@@ -79,6 +80,19 @@ export async function maybeSandbox(enabled: boolean | undefined): Promise<Runnin
   const sandbox = await startSandbox({ port: 0 });
   logger.debug({ url: sandbox.url }, 'sandbox started in-process');
   return sandbox;
+}
+
+/**
+ * `--audit` / TOOLSERVERS_AUDIT: which calls leave an audit line on stderr (docs/operations.md,
+ * "Audit"): `writes` by default, over HTTP and stdio alike; `all`; `off`. A bad value stops the start.
+ */
+async function startAudit(flags: ServeFlags): Promise<void> {
+  const { AUDIT_ENV, auditToolCalls, resolveAuditMode } = await import('./core/tools/audit.js');
+  try {
+    auditToolCalls(resolveAuditMode(flags.audit ?? process.env[AUDIT_ENV]), logger);
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Metrics are opt-in (--metrics or TOOLSERVERS_METRICS); the key comes from the environment only, never a flag that `ps` shows. */
@@ -359,6 +373,7 @@ function clientUrl(url: string, client: Client): string {
 /** `toolservers <server>`: stdio, or HTTP with --transport http. */
 export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): Promise<void> {
   const view = choicesFrom(flags);
+  await startAudit(flags);
   const sandbox = await maybeSandbox(flags.sandbox);
   const entry = await info.load();
   if (flags.transport !== 'stdio') {
@@ -380,6 +395,7 @@ export async function serveServerCommand(info: ServerInfo, flags: ServeFlags): P
 
 /** `toolservers serve`: every server over HTTP, one path each. */
 export async function serveAllCommand(flags: ServeFlags): Promise<void> {
+  await startAudit(flags);
   const sandbox = await maybeSandbox(flags.sandbox);
   const entries = await Promise.all(SERVER_INFO.map((info) => info.load()));
   await serveHttp(await httpServers(entries, settingsFrom(flags), flags, sandbox, false), flags, false);

@@ -79,8 +79,29 @@ export function canvasTool(entry: CanvasToolEntry): ToolDefinition<z.ZodObject, 
     hints: hintsFor(entry.effect),
     ...(truncationHint ? { truncationHint } : {}),
     needsCredentials: (args) => !(entry.requestSchema && args.mode === 'get_request_schema'),
+    auditTargets: (args, answer) => auditTargetsOf(entry, args as Json, answer),
     handler: (args, context) => runCanvasTool(entry, args as Json, context.deps, context.signal),
   };
+}
+
+/** Query parameters that name what a call acts on, besides those ending in `_id` or `_ids`. */
+const TARGET_QUERY = new Set(['copy_from', 'email']);
+
+/**
+ * What a call acts on, for its audit line: its path IDs and its ID filters by the platform's names
+ * (`board_id`, `item_id`), and what a create made (`created_id`). Never a body field.
+ */
+export function auditTargetsOf(entry: CanvasToolEntry, args: Json, answer: unknown): Json {
+  const targets: Json = {};
+  for (const param of entry.params) {
+    const value = args[param.name];
+    if (value === undefined) continue;
+    const [where, name = ''] = splitTarget(param.to);
+    if (where === 'path') targets[name] = value;
+    else if (where === 'query' && name !== 'request_id' && (/_ids?$/.test(name) || TARGET_QUERY.has(name))) targets[name] = typeof value === 'string' && name.endsWith('_ids') ? value.split(',') : value;
+  }
+  if (entry.effect === 'create' && isRecord(answer) && (typeof answer.id === 'string' || typeof answer.id === 'number')) targets.created_id = answer.id;
+  return targets;
 }
 
 /** The input JSON Schema tools/list shows for an entry: its parameters with the contract's types. */

@@ -37,6 +37,8 @@ export class CallBudget {
   private readonly startedAt: number;
   private sent = 0;
   private kept = 0;
+  private changesMade = 0;
+  private changesUnsure = 0;
 
   constructor(
     limits: Partial<BudgetLimits> = {},
@@ -79,6 +81,20 @@ export class CallBudget {
     const short = this.shortfall();
     if (short === 'requests' || short === 'time') throw budgetError(short, this);
     this.sent += 1;
+  }
+
+  /**
+   * Records how a request that changes data ended (platform/upstream.ts): carried out (`made`), or
+   * failed after it may have reached the platform (`unsure`). One refused or never sent is not noted.
+   */
+  noteChange(outcome: 'made' | 'unsure'): void {
+    if (outcome === 'made') this.changesMade += 1;
+    else this.changesUnsure += 1;
+  }
+
+  /** What the call did to platform data: `yes` when a change was carried out, `maybe` when one may have been, else `no` (the audit line's `changed`). */
+  get changed(): 'yes' | 'maybe' | 'no' {
+    return this.changesMade > 0 ? 'yes' : this.changesUnsure > 0 ? 'maybe' : 'no';
   }
 
   /** Counts bytes the call keeps (a walk's records or lines); past the limit, walks stop. */

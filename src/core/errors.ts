@@ -37,6 +37,11 @@ export interface ToolErrorDetails {
   retryAfterSeconds?: number;
   /** For invalid_input: one entry per offending parameter. */
   issues?: InputIssue[];
+  /**
+   * Set by the platform client on a failed request: whether it may have been carried out all the
+   * same (the audit line's `changed`). Not part of the agent's error (toJSON).
+   */
+  mayHaveHappened?: boolean;
 }
 
 export interface InputIssue {

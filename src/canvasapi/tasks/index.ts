@@ -4,6 +4,7 @@
  * imported on a tool's first call, so a start loads none of it.
  */
 import { z } from 'zod';
+import { isRecord } from '../../core/json.js';
 import { cappedString, genericCap, pathId } from '../../core/tools/schema.js';
 import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
@@ -87,6 +88,7 @@ const readBoard = taskTool(readBoardInput, {
   hints: hintsFor('read'),
   truncationHint: 'Call again with next_page (cursor and offset), or narrow with query, frame_id or item_types.',
   budget: readBoardBudget,
+  auditTargets: (args) => ({ board_id: args.board_id, frame_id: args.frame_id }),
   handler: async (args, context) => (await import('./read-board.js')).readBoard(args, context),
 });
 
@@ -96,8 +98,18 @@ const createDiagram = taskTool(createDiagramInput, {
   description: 'Draws a Mermaid flowchart or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
+  auditTargets: (args, answer) => ({ board_id: args.board_id, ...diagramItems(answer) }),
   handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
 });
+
+/** What a diagram's answer says it created, for its audit line: its frames, then its items and connectors. */
+function diagramItems(answer: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!answer) return {};
+  const ids = (value: unknown): unknown[] => (isRecord(value) ? Object.values(value) : Array.isArray(value) ? value : []).filter((id) => typeof id === 'string' || typeof id === 'number');
+  const frames = isRecord(answer.frame) ? [answer.frame.id] : ids(answer.frames);
+  const items = [...ids(answer.node_items), ...ids(answer.connector_items)];
+  return { ...(frames.length ? { frame_ids: frames } : {}), ...(items.length ? { created_ids: items } : {}) };
+}
 
 export const canvasApiTaskTools = [readBoard, createDiagram];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */

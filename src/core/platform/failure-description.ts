@@ -338,7 +338,7 @@ export class FailureDescriber {
         this.logger.warn({ request_id: ctx.requestId, platform: this.platformName, kind, error: String(error) }, 'describeError hook failed');
       }
     }
-    const details: ToolErrorDetails = { kind, message, nextStep };
+    const details: ToolErrorDetails = { kind, message, nextStep, mayHaveHappened };
     if (extra.status !== undefined) details.status = extra.status;
     if (extra.platformCode !== undefined) details.platformCode = extra.platformCode;
     if (extra.platformMessage !== undefined) details.platformMessage = extra.platformMessage;

@@ -25,7 +25,7 @@
  */
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { budgetOf, WorkScope } from '../call-budget.js';
+import { budgetOf, WorkScope, type CallBudget } from '../call-budget.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
@@ -169,8 +169,27 @@ export class UpstreamClient {
    * One call through its attempts: checked and prepared before anything is sent, counted once
    * against its call's budget, then sent until it succeeds or a rule says to stop (attempt-outcome.ts:
    * no answer or an error status; a 401 renews the credentials once, a 429 holds the identity back).
+   * A request that changes data notes on its call's budget whether it was carried out (the audit
+   * line's `changed`, tools/audit.ts).
    */
-  async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+  request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    const budget = budgetOf(req.signal);
+    return budget && effectOf(req) !== 'read' ? this.sendNoted<T>(req, budget) : this.send<T>(req);
+  }
+
+  private async sendNoted<T>(req: UpstreamRequest, budget: CallBudget): Promise<UpstreamResponse<T>> {
+    try {
+      const answer = await this.send<T>(req);
+      budget.noteChange('made');
+      return answer;
+    } catch (error) {
+      // A refusal, or a failure before anything was sent, changed nothing; a bug may have.
+      if (!(error instanceof ToolError) || error.details.mayHaveHappened === true) budget.noteChange('unsure');
+      throw error;
+    }
+  }
+
+  private async send<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
     refuseUnsendable(req, this.platformName, this.options.allowedMethods);
     const path = requestPath(req);
     const query = buildQueryString(req.query);

@@ -12,6 +12,7 @@ import { selectTools, type Selected, type ToolProfile, type ToolSelection } from
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { listedTool, outputJsonSchema, restyle } from './listing.js';
 import { runTool } from './run-tool.js';
+import { auditCall, auditRecord } from './audit.js';
 import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
 
 export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
@@ -151,7 +152,7 @@ function reportToolCall(event: ToolCallEvent): void {
  * Runs one tool call end to end: validate, execute, fit the result to the budget. Never throws:
  * every failure becomes an `isError` result carrying the ToolError JSON. The call's log lines (and
  * the platform requests it makes, through its signal) carry its request ID: the HTTP request's,
- * or one of its own (stdio, direct calls).
+ * or one of its own (stdio, direct calls). When calls are audited, it writes the call's audit line.
  */
 export async function executeTool<Deps>(
   server: ToolServer<Deps>,
@@ -163,6 +164,7 @@ export async function executeTool<Deps>(
 ): Promise<CallToolResult> {
   tagRequest(signal, requestId);
   let toolLogger: Logger | undefined;
+  const record = auditRecord();
   const context: CallerContext<Deps> = {
     signal,
     // A child logger only when the tool logs something.
@@ -171,12 +173,14 @@ export async function executeTool<Deps>(
     },
     deps: server.deps,
     progress,
+    ...(record ? { record } : {}),
   };
   const started = performance.now();
   try {
     const { data, fromPlatform } = await runTool(tool, rawArgs, context);
     if (server.logger.isLevelEnabled('debug')) server.logger.debug({ request_id: requestId, tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
+    if (record) auditCall({ server: server.id, called: tool, record, outcome: 'ok', requestId, ms: performance.now() - started });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {
@@ -186,6 +190,7 @@ export async function executeTool<Deps>(
     const level = kind === 'internal' ? 'error' : 'info';
     server.logger[level]({ request_id: requestId, tool: tool.name, kind, status: toolError.details.status, ms: Math.round(ms) }, 'tool call failed');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: kind, seconds: ms / 1000 });
+    if (record) auditCall({ server: server.id, called: tool, record, outcome: kind, requestId, ms });
     return errorResult(toolError);
   }
 }

@@ -16,8 +16,11 @@ export interface ToolRun {
  * the server's own text.
  */
 export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unknown, context: CallerContext<Deps>): Promise<ToolRun> {
+  const { record } = context;
+  if (record) Object.assign(record, { tool, args: undefined, budget: undefined, data: undefined });
   const args = parseArguments(tool.input, rawArgs);
   const budget = new CallBudget(tool.budget?.(args));
+  if (record) Object.assign(record, { args, budget });
   const scope = new WorkScope(context.signal, { budget });
   let data: unknown;
   try {
@@ -26,6 +29,7 @@ export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unkn
       budget,
       deps: context.deps,
       progress: context.progress,
+      ...(record ? { record } : {}),
       // A getter on the caller's context (a child logger made on first use): read through, not copied.
       get logger() {
         return context.logger;
@@ -40,5 +44,6 @@ export async function runTool<Deps>(tool: AnyToolDefinition<Deps>, rawArgs: unkn
     const where = checked.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(result)'}: ${issue.message}`).join('; ');
     throw new Error(`Output validation error: the result of ${tool.name} does not match its output schema (${where})`);
   }
+  if (record?.tool === tool) record.data = data;
   return { data: data as Record<string, unknown>, fromPlatform: tool.hints.openWorldHint && (tool.needsCredentials?.(args) ?? true) };
 }

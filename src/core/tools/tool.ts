@@ -29,6 +29,19 @@ export interface ToolContext<Deps> {
    * walks (pager.ts) stop at it with what they have.
    */
   budget: CallBudget;
+  /**
+   * What the audit line reports (audit.ts), filled by run-tool.ts: the innermost call wins, so a
+   * meta call reports the tool it ran. Absent when nobody audits the call.
+   */
+  record?: CallRecord;
+}
+
+/** The tool a call ran, its checked arguments, its budget and (on success) its answer. */
+export interface CallRecord {
+  tool?: AnyToolDefinition;
+  args?: unknown;
+  budget?: CallBudget;
+  data?: unknown;
 }
 
 /** What a caller of a tool provides; the call's own budget and signal are made by run-tool.ts. */
@@ -69,6 +82,12 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
    * default (core/call-budget.ts, DEFAULT_BUDGET).
    */
   budget?: (args: z.output<Input>) => Partial<BudgetLimits>;
+  /**
+   * The IDs a call acts on, for its audit line (docs/operations.md, "Audit"): from its checked
+   * arguments (path IDs, never content), and on success from its answer (what it created). Keys
+   * are the platform's ID names (`board_id`, `item_id`); values IDs or lists of IDs.
+   */
+  auditTargets?: (args: z.output<Input>, answer: z.output<Output> | undefined) => Record<string, unknown>;
   /** Whether the tool needs platform credentials (false for purely local modes). Defaults to true. */
   needsCredentials?: (args: z.output<Input>) => boolean;
   handler: (args: z.output<Input>, context: ToolContext<Deps>) => Promise<z.output<Output>>;
