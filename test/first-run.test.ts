@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -236,5 +236,49 @@ describe("GetIncidentContext's other_open says how many more", () => {
     assert.equal((await otherOpenIncidents(apiAnswering({ items: [incident(1)] }), { id: 'PSELF' }, new AbortController().signal)).length, 1);
     const lines = await otherOpenIncidents(apiAnswering({ items: [incident(1)], more: true }), { id: 'PSELF' }, new AbortController().signal);
     assert.equal(lines.at(-1), '… and more: IncidentOps.ListIncidents lists them.');
+  });
+});
+
+describe("the README's several calls on one sandbox", () => {
+  it('run as written against one `toolservers sandbox`: the diagram drawn in one call is read by the next, its link on the sandbox', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Several calls on one sandbox\n'));
+    const lines = /```sh\n([\s\S]*?)\n```/.exec(section)![1]!.split('\n');
+    assert.match(lines[0]!, /^toolservers sandbox --port (\d+)$/);
+    const written = /--port (\d+)/.exec(lines[0]!)![1]!;
+    const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSERVERS_LOG_LEVEL: 'error' } });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        let printed = '';
+        const timer = setTimeout(() => reject(new Error(`no sandbox: ${printed}`)), 20_000);
+        const onData = (chunk: Buffer) => {
+          printed += chunk.toString('utf8');
+          const match = /Sandbox running at http:\/\/127\.0\.0\.1:(\d+)/.exec(printed);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', onData);
+      });
+      // The rest in one shell, as a reader types it in a second terminal; each call's output after a marker.
+      const script = lines
+        .slice(1)
+        .map((line) => line.replaceAll(`:${written}/`, `:${port}/`).replace(/^toolservers /, `"${process.execPath}" "${CLI}" `))
+        .flatMap((line) => [line, 'echo "@@"'])
+        .join('\n');
+      const { PATH, HOME } = process.env;
+      const run = spawnSync('bash', ['-e', '-c', script], { encoding: 'utf8', env: { PATH, HOME, TOOLSERVERS_LOG_LEVEL: 'error' } });
+      assert.equal(run.status, 0, run.stderr);
+      const answers = run.stdout.split('@@\n').filter((part) => part.trim().startsWith('{')).map((part) => JSON.parse(part) as Record<string, unknown>);
+      assert.equal(answers.length, 2, run.stdout);
+      const [drawn, read] = answers as [{ item_link: string; node_items: Record<string, string> }, Record<string, unknown>];
+      assert.ok(drawn.item_link.startsWith(`http://127.0.0.1:${port}/`), drawn.item_link);
+      const shipId = Object.values(drawn.node_items).at(-1)!;
+      assert.ok(JSON.stringify(read).includes(shipId), `ReadBoard finds the node drawn by the call before: ${JSON.stringify(read).slice(0, 400)}`);
+    } finally {
+      child.kill();
+    }
   });
 });
