@@ -42,7 +42,7 @@ export type AnyToolServer = ToolServer<any>;
 /** How a server is presented: which tools, under which names. */
 export interface ViewOptions {
   nameStyle?: NameStyle;
-  /** Applied in order, each narrowing the previous (operator's choice, then a request's). */
+  /** Applied in order, each narrowing the previous (operator's choice, then a request's); tools beyond the contract stay only when one names them. */
   selections?: readonly ToolSelection[];
 }
 

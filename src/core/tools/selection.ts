@@ -23,7 +23,10 @@ export interface ToolProfile {
   includeBeyondContract?: boolean;
 }
 
-/** What an operator or a request asks for. Every part narrows; toolsets and tools together name what to include. */
+/**
+ * What an operator or a request asks for. Every part narrows; toolsets and tools together name what
+ * to include, and naming tools beyond the contract is what keeps them (selectTools).
+ */
 export interface ToolSelection {
   profile?: string;
   toolsets?: readonly string[];
