@@ -332,7 +332,8 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
     ),
   );
   lines.push('', 'Claude Code:');
-  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
+  // Quoted: a shell reads `?` as a pattern (zsh refuses the line when nothing matches).
+  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} "${clientUrl(url, 'claude-code')}" --header "Authorization: ${bearer}"`);
   lines.push('', 'Cursor (~/.cursor/mcp.json):');
   lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
   lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
