@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { AnyToolServer, ToolView, ViewOptions } from './core/tools/registry.js';
-import { operatorChoices, type ChoiceInput } from './core/tools/request-choices.js';
+import { operatorChoices, requestViewOptions, type ChoiceInput } from './core/tools/request-choices.js';
 import { SelectionError } from './core/tools/names.js';
 import { forServer, parseBoolean } from './core/tools/selection.js';
 import type { RunningSandbox } from './sandbox/server.js';
@@ -227,8 +227,10 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
   const metrics = metricsSetting(flags.metrics, flags.host, isLoopbackHost);
   const choice = choicesFrom(flags);
   const viewOf = (server: AnyToolServer) => choiceForServer(choice, server, servers);
-  for (const server of servers) checkedView(registry, server, viewOf(server));
-  const mounts = servers.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view: viewOf(server) }));
+  // Served together, a server the choice leaves no tool (`--toolsets boards` for IncidentOps) is not mounted: a client gets a 404 naming the endpoints, not an empty list.
+  const served = single ? servers : servers.filter((server) => checkedView(registry, server, viewOf(server)).selected.tools.length > 0);
+  if (served.length === 0) fail('The tool choice leaves no server any tool: run `toolservers tools` with the same choices to see what it keeps.');
+  const mounts = served.map((server) => ({ path: single ? '/mcp' : `/${server.id}/mcp`, server, view: viewOf(server) }));
   const publicUrl = publicUrlFrom(flags);
   // Behind a proxy the public host is the one clients (and the consent form) use.
   const publicHost = publicUrl ? [new URL(publicUrl).hostname] : [];
@@ -256,8 +258,10 @@ async function serveHttp(started: { servers: AnyToolServer[]; shared: SharedStor
     lines.push('', `Authorization server: ${base}/oauth (metadata at ${base}/.well-known/oauth-authorization-server/oauth).`, `Each platform's OAuth app must allow the redirect URI ${base}/oauth/callback.`, '');
     process.stderr.write(lines.join('\n'));
   } else {
-    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, viewOf(endpoint.server)) })), key!));
+    const withTasks = (server: AnyToolServer) => registry.viewFor(server, requestViewOptions(viewOf(server), [], `/mcp${TASK_TOOLS_QUERY}`, {})).listing.length;
+    process.stderr.write(describeEndpoints(running.endpoints.map((endpoint) => ({ ...endpoint, view: checkedView(registry, endpoint.server, viewOf(endpoint.server)), configured: withTasks(endpoint.server) })), key!));
   }
+  for (const server of servers.filter((server) => !served.includes(server))) process.stderr.write(`${server.name} is not served: the tool choice leaves it no tool.\n`);
   // Start-up lines would sit among the banner; from here on a server logs at info unless told otherwise.
   raiseToServerLogLevel();
   if (metrics) logger.info({ url: `${running.url}/metrics`, key: metrics.key ? 'required' : 'none' }, 'serving Prometheus metrics');
@@ -310,16 +314,20 @@ export function failIfPortBusy(error: unknown, host: string, port: number, flag 
 }
 
 /** What a person needs to connect a client, printed at start (stderr, like all diagnostics). */
-function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView }[], serverKey: ServerKeyChoice): string {
+function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view: ToolView; configured: number }[], serverKey: ServerKeyChoice): string {
   // A kept key is shown (it is the user's own file); a configured one is never echoed.
   const key = serverKey.file ? serverKey.value : `<the value of ${SERVER_KEY_ENV}>`;
   const bearer = `Bearer ${key}`;
   const lines = ['', 'toolservers is serving MCP over Streamable HTTP:'];
-  for (const { url, server, view } of endpoints) lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools)`);
+  for (const { url, server, view, configured } of endpoints) {
+    const more = configured > view.listing.length ? `; ${configured} with the task tools the configurations below choose` : '';
+    lines.push(`  ${server.name.padEnd(12)} ${url}  (${view.listing.length} tools${more})`);
+  }
   lines.push(
     '',
     'Insert a profile or name style before /mcp to choose per client: /underscore/mcp (names without dots), /short/mcp (names without the server\'s),',
     '/everyday/mcp, /no-enterprise/mcp, /readonly/mcp, /meta/mcp; or send X-Toolservers-Profile, -Toolsets, -Tools, -Exclude-Tools, -Read-Only, -Tool-Names headers.',
+    `The configurations below add the task tools with ${TASK_TOOLS_QUERY}, as the README's stdio ones do with --toolsets all,tasks (docs/tools.md).`,
   );
   lines.push(
     '',
@@ -338,7 +346,8 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
     ),
   );
   lines.push('', 'Claude Code:');
-  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} ${clientUrl(url, 'claude-code')} --header "Authorization: ${bearer}"`);
+  // Quoted: a shell reads `?` as a pattern (zsh refuses the line when nothing matches).
+  for (const { url, server } of endpoints) lines.push(`  claude mcp add --transport http ${server.id} "${clientUrl(url, 'claude-code')}" --header "Authorization: ${bearer}"`);
   lines.push('', 'Cursor (~/.cursor/mcp.json):');
   lines.push(JSON.stringify({ mcpServers: entries('cursor', (url) => ({ url, headers: { Authorization: bearer } })) }, null, 2));
   lines.push('', 'VS Code (.vscode/mcp.json; CanvasApi without enterprise administration, to stay under 128 tools per request):');
@@ -353,7 +362,7 @@ function describeEndpoints(endpoints: { url: string; server: AnyToolServer; view
 /**
  * The endpoint each client is given. Every one of them puts the server's name before each tool's
  * (docs/clients.md), so all get short names, which also keeps the whole name under 64 characters;
- * VS Code gets a smaller CanvasApi for its 128-tool limit.
+ * VS Code gets a smaller CanvasApi for its 128-tool limit. Every one gets the task tools (TASK_TOOLS_QUERY).
  */
 const CLIENT_ENDPOINTS = {
   'claude-desktop': '/short/mcp',
@@ -366,8 +375,14 @@ const CLIENT_ENDPOINTS = {
 
 type Client = keyof typeof CLIENT_ENDPOINTS;
 
+/**
+ * The contract's tools and the task tools, as the README's stdio configurations choose them: a
+ * request's toolsets narrow the operator's choice, and name the task tools (docs/tools.md).
+ */
+export const TASK_TOOLS_QUERY = '?toolsets=all,tasks';
+
 function clientUrl(url: string, client: Client): string {
-  return url.replace(/\/mcp$/, CLIENT_ENDPOINTS[client]);
+  return url.replace(/\/mcp$/, CLIENT_ENDPOINTS[client]) + TASK_TOOLS_QUERY;
 }
 
 /** `toolservers <server>`: stdio, or HTTP with --transport http. */

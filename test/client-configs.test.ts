@@ -160,7 +160,7 @@ function checkClient(client: string, listed: Map<string, string[]>): void {
   }
   if (client === 'vscode') {
     // A block may show one server; the README says to repeat it for the other, so count both.
-    const incidentOps = listed.get('incidentops') ?? listTools(SERVERS.find((entry) => entry.id === 'incidentops')!.create({}, { logger: silentLogger }), {}).map((tool) => tool.name);
+    const incidentOps = listed.get('incidentops') ?? listTools(SERVERS.find((entry) => entry.id === 'incidentops')!.create({}, { logger: silentLogger }), { selections: [{ toolsets: ['all', 'tasks'] }] }).map((tool) => tool.name);
     const total = [...listed.entries()].filter(([server]) => server !== 'incidentops').reduce((sum, [, names]) => sum + names.length, incidentOps.length);
     assert.ok(total <= VSCODE_TOOL_LIMIT, `VS Code gets ${total} tools per request, more than ${VSCODE_TOOL_LIMIT}`);
   }
@@ -266,7 +266,7 @@ describe('client configurations', () => {
       const rest = serve.printed.slice(serve.printed.indexOf('\n', start) + 1);
       return rest.slice(0, rest.search(/\n\n|$/));
     };
-    const urls = (text: string) => [...text.matchAll(/http:\/\/127\.0\.0\.1:\d+\/([a-z]+)\/[a-z/-]*mcp/g)].map((match) => ({ server: match[1]!, url: match[0] }));
+    const urls = (text: string) => [...text.matchAll(/http:\/\/127\.0\.0\.1:\d+\/([a-z]+)\/[a-z/-]*mcp(?:\?[a-z_]+=[a-z,]+)?/g)].map((match) => ({ server: match[1]!, url: match[0] }));
     const shortFor = clientsOfStyle('short');
     for (const [client, heading] of [
       ['claude-desktop', 'Claude Desktop'],
@@ -280,10 +280,13 @@ describe('client configurations', () => {
       assert.deepEqual(found.map((entry) => entry.server).sort(), ['canvasapi', 'incidentops'], `${heading} config names both servers`);
       // The name style docs/clients.md gives this client is the one its printed endpoints pick.
       assert.ok(shortFor.includes(heading), `docs/clients.md's table gives ${heading} a name style (short for: ${shortFor.join(', ')})`);
-      for (const { url } of found) assert.match(url, /\/short\/mcp$/, `${heading} is given short names, as docs/clients.md says`);
+      for (const { url } of found) assert.match(url, /\/short\/mcp\?toolsets=all,tasks$/, `${heading} is given short names and the task tools, as docs/clients.md says`);
       const listed = new Map<string, string[]>();
       for (const { server, url } of found) listed.set(server, await listViaHttp(url, `Bearer ${key}`));
       checkClient(client, listed);
+      // The task tools, as the README's stdio configurations give them (--toolsets all,tasks).
+      assert.ok(listed.get('incidentops')!.includes('WhoIsOnCall') && listed.get('canvasapi')!.includes('ReadBoard'), `${heading}: the printed configuration lists the task tools`);
+      assert.ok(listed.get('incidentops')!.includes('ListIncidents'), `${heading}: and the contract's`);
     }
   });
 });

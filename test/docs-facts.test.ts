@@ -69,6 +69,28 @@ describe('what the docs state', () => {
     assert.equal(stated(read('docs/tools.md'), /`everyday` adds the (\w+) task tools/, 'docs/tools.md'), asWord(added));
   });
 
+  it('the task tools\' request budgets, in docs/tools.md and docs/tasks.md', () => {
+    const requests = (name: string) => String(incidentOps.tools.find((tool) => tool.name === name)!.budget!({} as never).requests);
+    const [context, onCall] = [requests('IncidentOps.GetIncidentContext'), requests('IncidentOps.WhoIsOnCall')];
+    assert.deepEqual(stated(read('docs/tools.md'), /(GetIncidentContext \d+ requests; WhoIsOnCall \d+)\)/, 'docs/tools.md').match(/\d+/g), [context, onCall]);
+    assert.deepEqual(stated(read('docs/tasks.md'), /\((GetIncidentContext \d+ requests, WhoIsOnCall \d+);/, 'docs/tasks.md').match(/\d+/g), [context, onCall]);
+  });
+
+  it('how choices add up: a profile, then the task tools named after it (docs/tools.md)', () => {
+    const profile = listTools(canvasApi, { selections: [{ profile: 'no-enterprise' }] }).length;
+    const withTasks = listTools(canvasApi, { selections: [{ profile: 'no-enterprise' }, { toolsets: ['all', 'tasks'] }] }).length;
+    assert.ok(withTasks > profile, 'naming the task tools after a profile adds them');
+    const [alone, added] = stated(read('docs/tools.md'), /(`--profile no-enterprise` lists CanvasApi's \d+ contract tools and `--profile no-enterprise --toolsets all,tasks` \d+)/, 'docs/tools.md').match(/\d+/g)!;
+    assert.deepEqual([alone, added], [String(profile), String(withTasks)]);
+  });
+
+  it('the tools VS Code gets with the README\'s configurations, in docs/clients.md', () => {
+    const incidents = listTools(incidentOps, { selections: [{ toolsets: ['all', 'tasks'] }] }).length;
+    const canvas = listTools(canvasApi, { selections: [{ profile: 'no-enterprise' }, { toolsets: ['all', 'tasks'] }] }).length;
+    assert.equal(stated(read('docs/clients.md'), /with the task tools \(`--toolsets all,tasks`\) (\d+ \+ \d+) fit/, 'docs/clients.md'), `${incidents} + ${canvas}`);
+    assert.ok(incidents + canvas <= 128, 'and they fit in VS Code\'s 128');
+  });
+
   it('the SearchUsers directory walk\'s parallelism', () => {
     const [start, most] = stated(read('docs/tools.md'), /after the first page (\d+ in parallel, one more with each full page, up to \d+)\)/, 'docs/tools.md').match(/\d+/g)!.map(Number);
     assert.deepEqual([start, most], [DIRECTORY_INITIAL_CONCURRENCY, DIRECTORY_CONCURRENCY]);

@@ -381,7 +381,9 @@ describe('real clients against the servers', { timeout: 180_000 }, () => {
 
     await runClaude(where, standIn, 'Which CanvasApi token am I using?', tool);
 
-    assertToolNames(standIn.requests, shortNames('canvasapi').map((name) => `mcp__canvasapi__${name}`), ['mcp__canvasapi__', 'mcp__incidentops__']);
+    // The toolsets the documented URL chooses (`?toolsets=all,tasks`: the task tools too).
+    const toolsets = /[?&]toolsets=([a-z,]+)/.exec(command)?.[1];
+    assertToolNames(standIn.requests, shortNames('canvasapi', toolsets ? ['--toolsets', toolsets] : []).map((name) => `mcp__canvasapi__${name}`), ['mcp__canvasapi__', 'mcp__incidentops__']);
     const info = await canvasTokenInfo();
     assertCallRoundTrip(standIn.requests, tool, [info.organization.name, info.organization.id, info.user.id]);
   });

@@ -78,9 +78,40 @@ export function onCallLevels(rows: readonly Json[], at: number, withNext: boolea
     }
     return {
       escalation_policy: policy.label,
-      levels: [...levels.entries()].sort(([a], [b]) => a - b).map(([level, onCall]) => ({ level, on_call: onCall })),
+      levels: [...levels.entries()].sort(([a], [b]) => a - b).map(([level, onCall]) => ({ level, on_call: oncePerPerson(onCall) })),
     };
   });
+}
+
+/**
+ * One entry per person at a level: someone the policy names directly ("always") and who is also on
+ * call through a schedule, or through two, is one entry that says each way (`always` and `via`,
+ * schedules joined by ", "). Shifts on call at one instant overlap, so together they run from the
+ * earliest `since` to the latest `until`; `next` is the first hand-over.
+ */
+function oncePerPerson(entries: OnCallNow[]): OnCallNow[] {
+  const byUser = new Map<string, OnCallNow>();
+  const out: OnCallNow[] = [];
+  for (const entry of entries) {
+    const seen = entry.user === undefined ? undefined : byUser.get(entry.user);
+    if (!seen) {
+      if (entry.user !== undefined) byUser.set(entry.user, entry);
+      out.push(entry);
+      continue;
+    }
+    const merged: OnCallNow = { ...seen };
+    if (entry.always) merged.always = true;
+    if (entry.via) merged.via = merged.via ? `${merged.via}, ${entry.via}` : entry.via;
+    if (entry.since && (!merged.since || millis(entry.since) < millis(merged.since))) merged.since = entry.since;
+    if (entry.until && (!merged.until || millis(entry.until) > millis(merged.until))) merged.until = entry.until;
+    if (entry.next && (!merged.next || millis(entry.next.from) < millis(merged.next.from))) merged.next = entry.next;
+    // Key order as a single entry has it: user, via, since, until, always, next.
+    const { user, via, since, until, always, next } = merged;
+    const tidy: OnCallNow = { ...(user !== undefined ? { user } : {}), ...(via ? { via } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}), ...(always ? { always } : {}), ...(next ? { next } : {}) };
+    out[out.indexOf(seen)] = tidy;
+    byUser.set(entry.user as string, tidy);
+  }
+  return out;
 }
 
 function describeTarget(shifts: Json[], at: number, withNext: boolean): OnCallNow | undefined {

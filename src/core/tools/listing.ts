@@ -2,7 +2,7 @@
  * What tools/list shows of a tool: its name in the view's style and its JSON Schemas, converted
  * once per process (stateless HTTP builds a server per request). Shared by views and meta mode.
  */
-import type { Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { styledName, type NameStyle } from './names.js';
 import { outputSchemaSaysSomething, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
 import type { AnyToolDefinition } from './tool.js';
@@ -25,6 +25,28 @@ export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName
 export function restyle(text: string, style: NameStyle, serverName: string): string {
   if (style === 'contract') return text;
   return text.replace(new RegExp(`\\b${serverName}\\.(?=[A-Z])`, 'g'), style === 'underscore' ? `${serverName}_` : '');
+}
+
+/**
+ * A call's answer in the view's style: the tool names its next steps, notes and task answers give
+ * are the ones this connection can call. The text is the structured content's JSON, so only an
+ * answer whose text names a tool is walked.
+ */
+export function restyleResult(result: CallToolResult, style: NameStyle, serverName: string): CallToolResult {
+  if (style === 'contract') return result;
+  const marker = `${serverName}.`;
+  if (!result.content.some((part) => part.type === 'text' && part.text.includes(marker))) return result;
+  const value = (item: unknown): unknown => {
+    if (typeof item === 'string') return item.includes(marker) ? restyle(item, style, serverName) : item;
+    if (Array.isArray(item)) return item.map(value);
+    if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, value(entry)]));
+    return item;
+  };
+  return {
+    ...result,
+    content: result.content.map((part) => (part.type === 'text' ? { ...part, text: restyle(part.text, style, serverName) } : part)),
+    ...(result.structuredContent ? { structuredContent: value(result.structuredContent) as Record<string, unknown> } : {}),
+  };
 }
 
 const inputSchemaCache = new WeakMap<object, JsonSchema>();

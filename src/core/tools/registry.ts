@@ -10,7 +10,7 @@ import { SPELLING_INSTRUCTIONS } from './schema.js';
 import { skillsExtensionFor, type SkillText } from './skills.js';
 import { selectTools, type Selected, type ToolProfile, type ToolSelection } from './selection.js';
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
-import { listedTool, outputJsonSchema, restyle } from './listing.js';
+import { listedTool, outputJsonSchema, restyle, restyleResult } from './listing.js';
 import { runTool } from './run-tool.js';
 import { auditCall, auditRecord } from './audit.js';
 import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
@@ -43,7 +43,7 @@ export type AnyToolServer = ToolServer<any>;
 /** How a server is presented: which tools, under which names. */
 export interface ViewOptions {
   nameStyle?: NameStyle;
-  /** Applied in order, each narrowing the previous (operator's choice, then a request's). */
+  /** Applied in order, each narrowing the previous (operator's choice, then a request's); tools beyond the contract stay only when one names them. */
   selections?: readonly ToolSelection[];
 }
 
@@ -229,7 +229,7 @@ export function buildMcpServer(view: ToolView): McpServer {
     const signal = AbortSignal.any([ctx.mcpReq.signal, cancellation.signal, ...(hangUp ? [hangUp] : [])]);
     try {
       const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
-      return protocol.projectCallToolResult(result, outputJsonSchema(tool));
+      return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name), outputJsonSchema(tool));
     } finally {
       cancellation.done();
     }
@@ -250,7 +250,7 @@ export function mcpServerFactory(view: ToolView): McpServerFactory {
   if (!server.skills) return () => buildMcpServer(view);
   return async () => {
     const mcp = buildMcpServer(view);
-    const skills = await skillsExtensionFor(server);
+    const skills = await skillsExtensionFor(server, view.nameStyle);
     // Set before the extension registers its resources, which would otherwise advertise listChanged: the skills of a process never change.
     if (skills) mcp.server.registerCapabilities({ resources: { listChanged: false } });
     skills?.attach(mcp);

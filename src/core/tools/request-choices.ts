@@ -1,7 +1,8 @@
 /**
  * How names and tools are chosen: by the operator (flags, TOOLSERVERS_* variables) and, over HTTP,
  * per request (path segments, query parameters, X-Toolservers-* headers). A request may pick its
- * name style and narrow the tools; it can never widen the operator's choice.
+ * name style and narrow the tools, and naming the task tools adds them where the operator's choice
+ * keeps them unnamed (selection.ts); it never gets a tool the operator's choice left out.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { NAME_STYLES, parseNameStyle, SelectionError, type NameStyle } from './names.js';

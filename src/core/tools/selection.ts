@@ -23,7 +23,10 @@ export interface ToolProfile {
   includeBeyondContract?: boolean;
 }
 
-/** What an operator or a request asks for. Every part narrows; toolsets and tools together name what to include. */
+/**
+ * What an operator or a request asks for. Every part narrows; toolsets and tools together name what
+ * to include, and naming tools beyond the contract is what keeps them (selectTools).
+ */
 export interface ToolSelection {
   profile?: string;
   toolsets?: readonly string[];
@@ -107,7 +110,8 @@ function expandToolsets(server: SelectableServer, names: readonly string[]): str
 
 function narrow(server: SelectableServer, tools: AnyToolDefinition[], rule: Omit<ToolProfile, 'description' | 'meta'>): AnyToolDefinition[] {
   const allToolsets = toolsetsOf(server.tools);
-  const toolsets = rule.toolsets?.length ? new Set(expandToolsets(server, rule.toolsets)) : undefined;
+  // An empty list (every named toolset belongs to another server, see forServer) keeps no toolset.
+  const toolsets = rule.toolsets ? new Set(expandToolsets(server, rule.toolsets)) : undefined;
   // An empty list (every named tool belongs to another server, see forServer) keeps no tool.
   const named = rule.tools ? new Set(rule.tools.map((name) => resolveToolName(server, name))) : undefined;
   if (toolsets || named) tools = tools.filter((tool) => toolsets?.has(tool.toolset) || named?.has(tool.name));
@@ -141,11 +145,13 @@ export function resolveToolName(server: SelectableServer, name: string): string 
 }
 
 /**
- * One server's part of a selection made for several (`toolservers serve --tools WhoAmI`): each
- * server keeps the tools it has, and a name no server has is refused with the nearest of all.
+ * One server's part of a selection made for several (`toolservers serve --tools WhoAmI`,
+ * `--toolsets boards`): each server keeps the tools and toolsets it has (`all` is every server's),
+ * and a name no server has is refused with the nearest of all. A server left with no name keeps no
+ * tool of that kind: `serve --toolsets boards` gives IncidentOps nothing (docs/cli.md).
  */
 export function forServer(selection: ToolSelection, server: SelectableServer, servers: readonly SelectableServer[]): ToolSelection {
-  if (servers.length < 2 || (!selection.tools && !selection.excludeTools)) return selection;
+  if (servers.length < 2 || (!selection.tools && !selection.excludeTools && !selection.toolsets)) return selection;
   const has = (candidate: SelectableServer, name: string) => candidate.tools.some((tool) => namesTool(name.trim(), tool.name));
   const own = (names: readonly string[]) =>
     names.filter((name) => {
@@ -157,7 +163,20 @@ export function forServer(selection: ToolSelection, server: SelectableServer, se
       });
       throw new SelectionError(`Unknown tool "${name.trim()}"${nearest.length ? ` (did you mean ${nearest.join(' or ')}?)` : ''}: run \`toolservers tools\` to see them.`);
     });
-  return { ...selection, ...(selection.tools ? { tools: own(selection.tools) } : {}), ...(selection.excludeTools ? { excludeTools: own(selection.excludeTools) } : {}) };
+  const toolsetsOfServer = (candidate: SelectableServer) => toolsetsOf(candidate.tools);
+  const ownToolsets = (names: readonly string[]) =>
+    names.filter((name) => {
+      const wanted = name.trim().toLowerCase();
+      if (wanted === ALL_TOOLSETS || toolsetsOfServer(server).includes(wanted)) return true;
+      if (servers.some((other) => toolsetsOfServer(other).includes(wanted))) return false;
+      throw new SelectionError(unknown('toolset', name, [ALL_TOOLSETS, ...new Set(servers.flatMap(toolsetsOfServer))]));
+    });
+  return {
+    ...selection,
+    ...(selection.toolsets ? { toolsets: ownToolsets(selection.toolsets) } : {}),
+    ...(selection.tools ? { tools: own(selection.tools) } : {}),
+    ...(selection.excludeTools ? { excludeTools: own(selection.excludeTools) } : {}),
+  };
 }
 
 function unknown(what: string, name: string, allowed: readonly string[], suggestion = closest(name, allowed)): string {

@@ -1,5 +1,7 @@
 import type { Skill, SkillSource, SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../logger.js';
+import { restyle } from './listing.js';
+import type { NameStyle } from './names.js';
 
 /** One workflow served as an MCP skill (SEP-2640): written as data in each server's skills.ts. */
 export interface SkillText {
@@ -14,6 +16,8 @@ export interface SkillText {
 /** What a server needs to serve skills: its id (the URI prefix) and a loader of its skill texts (imported on first use). */
 export interface SkillHost {
   id: string;
+  /** The tool-name prefix (`IncidentOps`): the skills' tool names follow the connection's style. */
+  name: string;
   logger: Logger;
   skills?: () => Promise<readonly SkillText[]>;
 }
@@ -32,8 +36,8 @@ interface ServedSkill {
   markdown: string;
 }
 
-// One extension per server per process: stateless HTTP attaches it to a fresh protocol server per request.
-const extensions = new WeakMap<SkillHost, Promise<SkillsExtension>>();
+// One extension per server and name style per process: stateless HTTP attaches it to a fresh protocol server per request.
+const extensions = new WeakMap<SkillHost, Map<NameStyle, Promise<SkillsExtension>>>();
 
 /**
  * The server's skills as the SDK's skills extension (SEP-2640: skills/list, skills/get, the skill://
@@ -42,10 +46,14 @@ const extensions = new WeakMap<SkillHost, Promise<SkillsExtension>>();
  * frontmatter checks) are built, on the first skills or resources request, so that a stdio start
  * does not wait for them.
  */
-export function skillsExtensionFor(host: SkillHost): Promise<SkillsExtension> | undefined {
-  const loadTexts = host.skills;
-  if (!loadTexts) return undefined;
-  let extension = extensions.get(host);
+export function skillsExtensionFor(host: SkillHost, style: NameStyle = 'contract'): Promise<SkillsExtension> | undefined {
+  const loaded = host.skills;
+  if (!loaded) return undefined;
+  // Tool names in the texts as the connection's tools/list shows them (listing.ts restyle).
+  const loadTexts = () => loaded().then((texts) => texts.map((text) => ({ ...text, description: restyle(text.description, style, host.name), body: restyle(text.body, style, host.name) })));
+  let byStyle = extensions.get(host);
+  if (!byStyle) extensions.set(host, (byStyle = new Map()));
+  let extension = byStyle.get(style);
   if (!extension) {
     extension = import('@modelcontextprotocol/server/ext/skills').then(({ SkillsExtension: Extension, skillEntry }) => {
       let served: Promise<ServedSkill[]> | undefined;
@@ -81,7 +89,7 @@ export function skillsExtensionFor(host: SkillHost): Promise<SkillsExtension> | 
       };
       return new Extension({ source, strict: true, onWarning: (warning) => host.logger.warn({ path: warning.path, problem: warning.message }, 'skill problem') });
     });
-    extensions.set(host, extension);
+    byStyle.set(style, extension);
   }
   return extension;
 }

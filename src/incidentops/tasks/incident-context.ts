@@ -214,7 +214,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, context: 
   const onCallNow = onCallLevels(oncalls?.items ?? [], deps.now().getTime(), false).flatMap((policy) =>
     policy.levels.map(
       (level) =>
-        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always)` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${timeText(who.until)}` : ''}`)).join(', ')}`,
+        `level ${level.level}: ${level.on_call.map((who) => (who.always ? `${who.user} (always${who.via ? `; also on ${who.via}` : ''})` : who.nobody ? `nobody${who.via ? ` on ${who.via}` : ''}` : `${who.user}${who.until ? ` until ${timeText(who.until)}` : ''}`)).join(', ')}`,
     ),
   );
   const assignees = Array.isArray(incident.assignments) ? incident.assignments.filter(isRecord).map((a) => named(a.assignee)).filter((who): who is string => who !== undefined) : [];

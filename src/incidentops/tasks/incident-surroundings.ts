@@ -51,21 +51,30 @@ export async function otherOpenIncidents(api: IncidentOpsApi, incident: Json, si
   const id = String(incident.id);
   let open: Json[];
   let more = false;
+  /** How many others there are, when the platform says (its `total`); else those read. */
+  let count: number | undefined;
   const lines: string[] = [];
   try {
     const page = await api.listPage('/incidents/{id}/related_incidents', 'related_incidents', { 'additional_details[]': ['incident'] }, signal, { id }, `incident "${id}"`);
     open = page.items.map((related) => related.incident).filter((related): related is Json => isRecord(related) && OPEN.has(String(related.status)));
+    more = page.more;
   } catch (error) {
     const serviceId = isRecord(incident.service) ? incident.service.id : undefined;
     if (!planLacks(error)) throw error;
     if (typeof serviceId !== 'string') return [lackingNote(error, 'Related incidents')];
     lines.push(`${lackingNote(error, 'Related incidents')} Open incidents of its service instead.`);
-    const page = await api.listPage('/incidents', 'incidents', { 'service_ids[]': [serviceId], 'statuses[]': [...OPEN], date_range: 'all', limit: OPEN_SHOWN + 1 }, signal);
+    // `total` counts them in the same request: the answer says how many more there are.
+    const page = await api.listPage('/incidents', 'incidents', { 'service_ids[]': [serviceId], 'statuses[]': [...OPEN], date_range: 'all', limit: OPEN_SHOWN + 1, total: true }, signal);
     open = page.items.filter((other) => other.id !== id);
     more = page.more;
+    // The service's open incidents count this one too, when it is open.
+    if (page.total !== undefined) count = Math.max(0, page.total - (OPEN.has(String(incident.status)) ? 1 : 0));
   }
   lines.push(...open.slice(0, OPEN_SHOWN).map(openLine));
-  if (open.length > OPEN_SHOWN || more) lines.push(`… and more: IncidentOps.ListIncidents lists them.`);
+  const others = count ?? (more ? undefined : open.length);
+  const shown = Math.min(open.length, OPEN_SHOWN);
+  if (others === undefined) lines.push('… and more: IncidentOps.ListIncidents lists them.');
+  else if (others > shown) lines.push(`… and ${others - shown} more: IncidentOps.ListIncidents lists them.`);
   return lines;
 }
 

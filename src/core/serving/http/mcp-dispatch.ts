@@ -28,7 +28,7 @@ export interface HttpMount {
    */
   path: string;
   server: AnyToolServer;
-  /** The operator's choice of names and tools; a request can only narrow the tools further. */
+  /** The operator's choice of names and tools; a request never gets a tool it leaves out (request-choices.ts). */
   view?: ViewOptions;
 }
 
