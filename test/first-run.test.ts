@@ -17,6 +17,7 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { silentLogger } from '../src/core/logger.js';
 import { mcpServerFactory, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
 import { restyleResult } from '../src/core/tools/listing.js';
+import type { AnyToolDefinition } from '../src/core/tools/tool.js';
 import { forServer } from '../src/core/tools/selection.js';
 import { onCallLevels } from '../src/incidentops/oncall-levels.js';
 import { otherOpenIncidents, OPEN_SHOWN } from '../src/incidentops/tasks/incident-surroundings.js';
@@ -150,12 +151,16 @@ describe('texts name tools in the connection\'s style', () => {
   it('a structured answer is restyled with its text, and one that names no tool is returned as it is', () => {
     const data = { other_open: ['… and 3 more: IncidentOps.ListIncidents lists them.'], n: 1 };
     const result = { content: [{ type: 'text' as const, text: JSON.stringify(data) }], structuredContent: data };
-    const short = restyleResult(result, 'short', 'IncidentOps');
+    const tools = [{ name: 'IncidentOps.ListIncidents' }, { name: 'IncidentOps.ListIncidentNotes' }] as unknown as AnyToolDefinition[];
+    const short = restyleResult(result, 'short', 'IncidentOps', tools);
     assert.deepEqual(short.structuredContent, { other_open: ['… and 3 more: ListIncidents lists them.'], n: 1 });
     assert.equal((short.content[0] as { text: string }).text, JSON.stringify(short.structuredContent));
-    assert.match(JSON.stringify(restyleResult(result, 'underscore', 'IncidentOps').structuredContent), /IncidentOps_ListIncidents lists them/);
+    assert.match(JSON.stringify(restyleResult(result, 'underscore', 'IncidentOps', tools).structuredContent), /IncidentOps_ListIncidents lists them/);
     const plain = { content: [{ type: 'text' as const, text: '{"a":"CanvasApi is fine"}' }], structuredContent: { a: 'CanvasApi is fine' } };
-    assert.equal(restyleResult(plain, 'short', 'IncidentOps'), plain);
+    assert.equal(restyleResult(plain, 'short', 'IncidentOps', tools), plain);
+    // Platform text that only looks like a tool name is left as it is; a real name in it changes.
+    const lookalike = { content: [{ type: 'text' as const, text: '{"a":"IncidentOps.Whatever and IncidentOps.ListIncidentNotes"}' }], structuredContent: { a: 'IncidentOps.Whatever and IncidentOps.ListIncidentNotes' } };
+    assert.deepEqual(restyleResult(lookalike, 'short', 'IncidentOps', tools).structuredContent, { a: 'IncidentOps.Whatever and ListIncidentNotes' });
   });
 });
 

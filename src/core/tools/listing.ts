@@ -29,24 +29,40 @@ export function restyle(text: string, style: NameStyle, serverName: string): str
 
 /**
  * A call's answer in the view's style: the tool names its next steps, notes and task answers give
- * are the ones this connection can call. The text is the structured content's JSON, so only an
- * answer whose text names a tool is walked.
+ * are the ones this connection can call. Only the server's own tool names change (platform text
+ * that merely looks like one, `CanvasApi.Whatever`, is left as it is). The text is the structured
+ * content's JSON, so only an answer whose text names a tool is walked.
  */
-export function restyleResult(result: CallToolResult, style: NameStyle, serverName: string): CallToolResult {
+export function restyleResult(result: CallToolResult, style: NameStyle, serverName: string, tools: readonly AnyToolDefinition[]): CallToolResult {
   if (style === 'contract') return result;
   const marker = `${serverName}.`;
   if (!result.content.some((part) => part.type === 'text' && part.text.includes(marker))) return result;
+  const names = toolNamePattern(tools);
+  const text = (item: string): string => (item.includes(marker) ? item.replace(names, (name) => styledName(name, style)) : item);
   const value = (item: unknown): unknown => {
-    if (typeof item === 'string') return item.includes(marker) ? restyle(item, style, serverName) : item;
+    if (typeof item === 'string') return text(item);
     if (Array.isArray(item)) return item.map(value);
     if (item !== null && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, entry]) => [key, value(entry)]));
     return item;
   };
   return {
     ...result,
-    content: result.content.map((part) => (part.type === 'text' ? { ...part, text: restyle(part.text, style, serverName) } : part)),
+    content: result.content.map((part) => (part.type === 'text' ? { ...part, text: text(part.text) } : part)),
     ...(result.structuredContent ? { structuredContent: value(result.structuredContent) as Record<string, unknown> } : {}),
   };
+}
+
+const toolNamePatterns = new WeakMap<readonly AnyToolDefinition[], RegExp>();
+
+/** The server's tool names as whole words, longest first (so that no name stops inside a longer one). */
+function toolNamePattern(tools: readonly AnyToolDefinition[]): RegExp {
+  let pattern = toolNamePatterns.get(tools);
+  if (!pattern) {
+    const names = tools.map((tool) => tool.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).sort((a, b) => b.length - a.length);
+    pattern = new RegExp(`\\b(?:${names.join('|')})\\b`, 'g');
+    toolNamePatterns.set(tools, pattern);
+  }
+  return pattern;
 }
 
 const inputSchemaCache = new WeakMap<object, JsonSchema>();

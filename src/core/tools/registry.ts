@@ -56,6 +56,8 @@ export class ToolView {
   readonly selected: Selected;
   /** What tools/list shows: the selected tools, or the meta tools in meta mode. */
   readonly exposed: readonly AnyToolDefinition[];
+  /** Every tool an answer may name: the server's, and the meta tools in meta mode (listing.ts restyles them). */
+  readonly nameable: readonly AnyToolDefinition[];
   readonly instructions: string;
   private readonly byName = new Map<string, AnyToolDefinition>();
   private listed: Tool[] | undefined;
@@ -67,6 +69,7 @@ export class ToolView {
     this.nameStyle = options.nameStyle ?? 'contract';
     this.selected = selectTools(server, ...(options.selections ?? []));
     this.exposed = this.selected.meta ? metaTools(this) : this.selected.tools;
+    this.nameable = this.selected.meta ? [...server.tools, ...this.exposed] : server.tools;
     // Selected tools stay callable by name in meta mode too: the meta tools reach them anyway.
     for (const tool of [...this.exposed, ...this.selected.tools]) {
       for (const style of NAME_STYLES) this.byName.set(styledName(tool.name, style), tool);
@@ -229,7 +232,7 @@ export function buildMcpServer(view: ToolView): McpServer {
     const signal = AbortSignal.any([ctx.mcpReq.signal, cancellation.signal, ...(hangUp ? [hangUp] : [])]);
     try {
       const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
-      return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name), outputJsonSchema(tool));
+      return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name, view.nameable), outputJsonSchema(tool));
     } finally {
       cancellation.done();
     }
