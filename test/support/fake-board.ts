@@ -7,8 +7,7 @@
  * GetTagsResponse), and can page like a broken platform: cursors that never end, the same cursor
  * again, random totals, empty pages that claim more. It records every request and the bytes it sent.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { startLoopbackJson } from './loopback-json.js';
 
 /** How the platform pages: `honest`, or a way of never ending. */
 export type Paging = 'honest' | 'new-cursor-forever' | 'same-cursor' | 'random-totals' | 'empty-with-cursor';
@@ -73,7 +72,7 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
     };
   };
   const tagOf = (index: number) => ({ id: String(ID_BASE * 2n + BigInt(index)), type: 'tag', title: `topic ${index}`, fillColor: 'red' });
-  const state = { requests: [] as FakeBoardRequest[], bytesSent: 0, sameCursor: encodeCursor(50) };
+  const state = { requests: [] as FakeBoardRequest[], sameCursor: encodeCursor(50) };
 
   /** A cursor page of `count` records made by `make`, paged as the options say. */
   const cursorPage = (query: URLSearchParams, count: number, make: (index: number) => unknown, filter: (index: number) => boolean = () => true) => {
@@ -139,36 +138,22 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
     return [404, { status: 404, code: 'notFound', message: `no route for ${path}`, type: 'error' }];
   };
 
-  const sockets = new Set<Socket>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://fake.test');
+  const server = await startLoopbackJson((req, url) => {
     state.requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams });
     const [status, body] = route(req.method ?? 'GET', url.pathname, url.searchParams);
-    const text = JSON.stringify(body);
-    state.bytesSent += Buffer.byteLength(text);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
+    return { status, body };
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.baseUrl,
     token: 'fake-board-token',
     boardId: BOARD_ID,
     get requests() {
       return state.requests;
     },
     get bytesSent() {
-      return state.bytesSent;
+      return server.bytesSent;
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }
 

@@ -9,8 +9,7 @@
  * schedule stands in for one whole shift, and `/oncalls` shows its user on that shift. It records
  * every request and the bytes it sent; `onRequest` hears of each (a test's clock).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { startLoopbackJson } from './loopback-json.js';
 
 export interface FakeOnCallOptions {
   from: number;
@@ -51,7 +50,7 @@ export async function startFakeOnCall(options: FakeOnCallOptions): Promise<FakeO
   const step = overrides > 0 ? Math.floor(shifts / overrides) : 0;
   /** Shift k of schedule s: its override's user when one stands in for it. */
   const shiftUser = (s: number, k: number) => (step > 0 && k % step === 0 && k / step < overrides ? `POVR${(k / step) % 3}` : `PUSER${(k + s) % 7}`);
-  const state = { requests: [] as FakeOnCall['requests'], bytesSent: 0 };
+  const state = { requests: [] as FakeOnCall['requests'] };
   const policy = { ...ref('escalation_policy', FAKE_POLICY, 'Big policy'), type: 'escalation_policy', name: 'Big policy', escalation_rules: [{ id: 'PRULE1', escalation_delay_in_minutes: 30, targets: scheduleIds.map((id) => ref('schedule', id, `Schedule ${id}`)) }] };
 
   const oncalls = (query: URLSearchParams) => {
@@ -107,29 +106,15 @@ export async function startFakeOnCall(options: FakeOnCallOptions): Promise<FakeO
     return [404, { error: { code: 2100, message: 'Not Found' } }];
   };
 
-  const sockets = new Set<Socket>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://fake.test');
+  const server = await startLoopbackJson((_req, url) => {
     state.requests.push({ path: url.pathname, query: url.searchParams });
     options.onRequest?.(url.pathname);
     const [status, body] = route(url.pathname, url.searchParams);
-    const text = JSON.stringify(body);
-    state.bytesSent += Buffer.byteLength(text);
-    const send = () => {
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    };
-    if (options.delayMs && (!options.slowPaths || options.slowPaths.test(url.pathname))) setTimeout(send, options.delayMs);
-    else send();
+    const delayed = options.delayMs && (!options.slowPaths || options.slowPaths.test(url.pathname));
+    return { status, body, ...(delayed ? { delayMs: options.delayMs } : {}) };
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: server.baseUrl,
     token: 'fake-oncall-token',
     policyId: FAKE_POLICY,
     scheduleIds,
@@ -137,11 +122,8 @@ export async function startFakeOnCall(options: FakeOnCallOptions): Promise<FakeO
       return state.requests;
     },
     get bytesSent() {
-      return state.bytesSent;
+      return server.bytesSent;
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }
