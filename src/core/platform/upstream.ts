@@ -296,7 +296,7 @@ export class UpstreamClient {
     let release: () => void;
     try {
       // A second attempt is work under way: it waits its turn but is never refused.
-      release = await this.limiter.acquire(signal, { neverRefuse: attempt > 1 });
+      release = await this.limiter.acquire(signal, { neverRefuse: attempt > 1, borrowWhenAlone: ctx.req.borrowIdleSlots === true });
     } catch (error) {
       if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
       throw error;
