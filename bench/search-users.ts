@@ -15,8 +15,9 @@
  * cached searches on a replica with the store.
  * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts): that build's SearchUsers runs in
  * this process against the same sandbox, interleaved with this build's (the order alternating each
- * round): cold calls, cached calls through MCP, and the matcher alone; it prints `this / baseline`
- * of wall time and of this process's CPU (steadier on a loaded machine).
+ * round): cold calls, cached calls through MCP (a fresh server per build, warmed up alike), and the
+ * matcher alone; it prints `this / baseline` of wall time and of this process's CPU (steadier on a
+ * loaded machine).
  * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS, BENCH_REDIS_URL.
  */
 import { performance } from 'node:perf_hooks';
@@ -263,7 +264,8 @@ async function main(): Promise<void> {
   const clients = await Promise.all(
     builds.map(async (build) => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const mcp = build.buildMcpServer(build.viewFor(build === THIS_BUILD ? server : build.serverFor(sandbox)));
+      // A fresh server for each build, warmed up alike below (this build's first server walked before the cold rounds).
+      const mcp = build.buildMcpServer(build.viewFor(build.serverFor(sandbox)));
       await mcp.connect(serverSide);
       const client = new Client({ name: 'search-users-bench', version: '1' });
       await client.connect(clientSide);
