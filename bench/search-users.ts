@@ -15,7 +15,9 @@
  * cached searches on a replica with the store.
  * `--baseline <dir>` or BENCH_BASELINE=<dir> (bench/baseline.ts): that build's SearchUsers runs in
  * this process against the same sandbox, interleaved with this build's (the order alternating each
- * round): cold calls, cached calls through MCP, and the matcher alone; it prints `this / baseline`.
+ * round): cold calls, cached calls through MCP (a fresh server per build, warmed up alike), and the
+ * matcher alone; it prints `this / baseline` of wall time and of this process's CPU (steadier on a
+ * loaded machine).
  * Nothing asserts; environment: BENCH_USERS, BENCH_LATENCY_MS, BENCH_COLD_ROUNDS, BENCH_CACHED_ROUNDS, BENCH_REDIS_URL.
  */
 import { performance } from 'node:perf_hooks';
@@ -262,7 +264,8 @@ async function main(): Promise<void> {
   const clients = await Promise.all(
     builds.map(async (build) => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const mcp = build.buildMcpServer(build.viewFor(build === THIS_BUILD ? server : build.serverFor(sandbox)));
+      // A fresh server for each build, warmed up alike below (this build's first server walked before the cold rounds).
+      const mcp = build.buildMcpServer(build.viewFor(build.serverFor(sandbox)));
       await mcp.connect(serverSide);
       const client = new Client({ name: 'search-users-bench', version: '1' });
       await client.connect(clientSide);
@@ -270,21 +273,26 @@ async function main(): Promise<void> {
     }),
   );
   const call = async (client: Client, query: string, auto = false) => {
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const result = await client.callTool({ name: 'IncidentOps.SearchUsers', arguments: { query, auto_accept_matches: auto } });
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
     if (result.isError) throw new Error(JSON.stringify(result.content));
-    return { ms, data: result.structuredContent as Json };
+    return { ms, cpuMs: (used.user + used.system) / 1000, data: result.structuredContent as Json };
   };
   for (const client of clients) for (const [, query] of queries) await call(client, query); // warm-up (JIT, index built)
   const all = builds.map(() => [] as number[]);
+  /** CPU of each cached call in this process (client, transport and server: the same SDK for both builds), steadier than wall time under load. */
+  const cachedCpu = builds.map(() => [] as number[]);
   const perQuery = builds.map(() => new Map<string, number[]>());
   for (let round = 0; round < CACHED_ROUNDS; round++) {
     for (const [label, query] of queries) {
       for (const build of inOrder(round)) {
         const b = builds.indexOf(build);
-        const { ms } = await call(clients[b]!, query, round % 2 === 1);
+        const { ms, cpuMs } = await call(clients[b]!, query, round % 2 === 1);
         all[b]!.push(ms);
+        cachedCpu[b]!.push(cpuMs);
         perQuery[b]!.set(label, [...(perQuery[b]!.get(label) ?? []), ms]);
       }
     }
@@ -294,7 +302,10 @@ async function main(): Promise<void> {
     console.log(`\ncached SearchUsers through MCP, ${build.label} (${all[b]!.length} calls): p50 ${cachedP50.toFixed(1)} ms, p95 ${percentile(all[b]!, 95).toFixed(1)} ms, max ${Math.max(...all[b]!).toFixed(1)} ms`);
     console.log(`ratio cached p50 / 25 ms target: ${(cachedP50 / 25).toFixed(2)}x (target <= 1)`);
   }
-  if (all[1]) console.log(`cached this build / baseline: p50 ${ratioText(percentile(all[0]!, 50), percentile(all[1], 50))}, p95 ${ratioText(percentile(all[0]!, 95), percentile(all[1], 95))}`);
+  if (all[1]) {
+    const cpuSum = (b: number) => cachedCpu[b]!.reduce((sum, x) => sum + x, 0);
+    console.log(`cached this build / baseline: p50 ${ratioText(percentile(all[0]!, 50), percentile(all[1], 50))}, p95 ${ratioText(percentile(all[0]!, 95), percentile(all[1], 95))}; CPU per call ${ratioText(cpuSum(0), cpuSum(1))}`);
+  }
 
   compareMatchers(builds, users, queries, perQuery[0]!, Boolean(root));
 

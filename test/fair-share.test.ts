@@ -174,6 +174,38 @@ describe('the fair limiter', () => {
     assert.equal(limiter.inFlight, 0);
   });
 
+  it('lets alike short work borrow the slots kept for others while its caller is alone, and stops borrowing once another comes', async () => {
+    const limiter = new ConcurrencyLimiter(8);
+    const walk = (name: string) => limiter.acquire(undefined, { caller: A, borrowWhenAlone: true }).then((release) => ({ name, release }));
+    const held = await Promise.all(Array.from({ length: 8 }, (_, i) => walk(`a${i}`)));
+    assert.deepEqual({ inFlight: limiter.inFlight, queued: limiter.queued }, { inFlight: 8, queued: 0 }, 'alone, A took all 8 (its cap is 6)');
+    const grants = new Grants(limiter);
+    void grants.ask('b0', B);
+    const more = walk('a8');
+    await settle();
+    assert.deepEqual({ inFlight: limiter.inFlight, queued: limiter.queued }, { inFlight: 8, queued: 2 });
+    held[0]!.release();
+    await settle();
+    assert.deepEqual(grants.order, ['b0'], "the first freed slot goes to B, not to A's next piece");
+    held[1]!.release();
+    await settle();
+    assert.deepEqual([limiter.shareOf(A).inFlight, limiter.shareOf(A).waiting], [6, 1], 'beside B, A keeps to its cap of 6: its next piece waits though a slot is free');
+    held[2]!.release();
+    await settle();
+    assert.deepEqual([limiter.shareOf(A).inFlight, limiter.shareOf(A).waiting], [6, 0], "A's next piece took the freed slot, within its cap");
+    for (const { release } of held.slice(3)) release();
+    (await more).release();
+    await grants.drain();
+    assert.deepEqual({ inFlight: limiter.inFlight, queued: limiter.queued }, { inFlight: 0, queued: 0 });
+    const plain = await Promise.all(Array.from({ length: 6 }, () => limiter.acquire(undefined, { caller: A })));
+    const seventh = limiter.acquire(undefined, { caller: A });
+    await settle();
+    assert.deepEqual({ inFlight: limiter.inFlight, queued: limiter.queued }, { inFlight: 6, queued: 1 }, 'without borrowing, a lone caller keeps to its cap');
+    for (const release of plain) release();
+    (await seventh)();
+    assert.equal(limiter.inFlight, 0);
+  });
+
   it('takes the caller from the async context by default (caller.ts)', async () => {
     const limiter = new ConcurrencyLimiter(4);
     const release = await runAsCaller({ caller: caller('user x', 'agent 1') }, async () => {
@@ -306,6 +338,37 @@ describe("waiting for a request slot ends at the call's deadline", () => {
     held[0]!();
     assert.equal((await fromA).status, 200);
     scope.dispose();
+  });
+});
+
+describe("the user directory walk's pages borrow idle request slots", () => {
+  it('a lone caller walking uses every slot; beside another caller, its share', async () => {
+    const held: { path: string; answer: (response: Response) => void }[] = [];
+    const client = new UpstreamClient({
+      baseUrl: 'http://platform.test',
+      platformName: 'P',
+      authorization: () => 'Bearer token',
+      maxConcurrentRequests: 8,
+      fetch: (url) => new Promise<Response>((resolve) => held.push({ path: new URL(String(url)).pathname, answer: resolve })),
+    });
+    const page = (who: Caller, path: string) => runAsCaller({ caller: who }, () => client.request({ method: 'GET', path, borrowIdleSlots: true }));
+    const pages = Array.from({ length: 10 }, (_, i) => page(A, `/users/${i}`));
+    await until(() => held.length === 8, "A's pages were sent");
+    await settle();
+    assert.deepEqual({ sent: held.length, queued: client.stats().queued }, { sent: 8, queued: 2 }, 'alone, A has all 8 in flight');
+    const fromB = runAsCaller({ caller: B }, () => client.request({ method: 'GET', path: '/b' }));
+    await settle();
+    held[0]!.answer(new Response('{"users":[]}', { headers: { 'content-type': 'application/json' } }));
+    await until(() => held.length === 9, 'the freed slot was used');
+    assert.equal(held[8]?.path, '/b', "B gets the first freed slot, ahead of A's waiting pages");
+    let answered = 1;
+    while (answered < 11) {
+      await until(() => held.length > answered, 'the next request was sent');
+      held[answered++]?.answer(new Response('{"users":[]}', { headers: { 'content-type': 'application/json' } }));
+    }
+    assert.equal((await fromB).status, 200);
+    assert.equal((await Promise.all(pages)).length, 10);
+    assert.equal(client.stats().inFlight, 0);
   });
 });
 

@@ -1,12 +1,15 @@
 /**
  * The SearchUsers directory walk: the first pages are asked for together (before the total is
  * known), pages past the total or past an empty page are neither kept nor indexed, and the index
- * built page by page during the walk ranks exactly as one built from the finished directory.
+ * built page by page during the walk ranks exactly as one built from the finished directory. A
+ * caller walking alone has every request slot; beside another caller, its fair share.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { IncidentOpsDeps } from '../src/incidentops/deps.js';
-import { DIRECTORY_INITIAL_CONCURRENCY, toCandidate, UserDirectory, walkedIndexes } from '../src/incidentops/user-directory.js';
+import { runAsCaller } from '../src/core/caller.js';
+import { ConcurrencyLimiter } from '../src/core/concurrency.js';
+import { DIRECTORY_CONCURRENCY, DIRECTORY_INITIAL_CONCURRENCY, toCandidate, UserDirectory, walkedIndexes } from '../src/incidentops/user-directory.js';
 import { createUserIndex, rankUsers } from '../src/incidentops/user-matching.js';
 import { incidentOpsServerFor, jsonResponse, scriptedFetch } from './support/harness.js';
 
@@ -48,6 +51,46 @@ describe('SearchUsers directory walk', () => {
       const view = (matches: ReturnType<typeof rankUsers>) => matches.map((m) => [m.user.id, m.confidence, m.matched_on]);
       assert.deepEqual(view(rankUsers(query, index)), view(rankUsers(query, fresh)), query);
     }
+  });
+
+  it('alone, the walk has all its pages in flight (the request slots kept for other callers too); beside another caller, its share', async () => {
+    const held: { url: URL; answer: () => void }[] = [];
+    const outstanding = () => held.filter((request) => request.url.pathname.endsWith('/users')).length;
+    let most = 0;
+    const fetchImpl = (input: string | URL | Request) =>
+      new Promise<Response>((resolve) => {
+        const url = new URL(String(input));
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const entry = { url, answer: () => resolve(jsonResponse(200, url.pathname.endsWith('/users') ? { users: users(offset, 100), limit: 100, offset, more: offset + 100 < 5_000, total: 5_000 } : { teams: [], limit: 100, offset: 0, more: false })) };
+        held.push(entry);
+        most = Math.max(most, outstanding());
+      });
+    const server = incidentOpsServerFor(undefined, { baseUrl: BASE, accessToken: 'incident-token-0123456789', fetch: fetchImpl as typeof fetch });
+    const { api } = server.deps as IncidentOpsDeps;
+    const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const isPage = (request: { url: URL }) => request.url.pathname.endsWith('/users');
+    /** Answers the oldest request held of the kind asked for, then lets the client go on. */
+    const answer = async (page = true) => {
+      const at = held.findIndex((request) => isPage(request) === page);
+      held.splice(at, 1)[0]!.answer();
+      for (let i = 0; i < 5; i++) await settle();
+    };
+    const walk = runAsCaller({ caller: { group: 'A', member: 'A' } }, () => new UserDirectory(api).get(signal));
+    await settle();
+    while (held.length > 0 && most < DIRECTORY_CONCURRENCY) await answer();
+    assert.equal(most, DIRECTORY_CONCURRENCY, 'alone: every slot');
+    // Another caller comes: its request takes the first freed slot; while it is out, A keeps to its share.
+    const other = runAsCaller({ caller: { group: 'B', member: 'B' } }, () => api.listPage('/teams', 'teams', {}, signal));
+    await settle();
+    await answer();
+    assert.equal(held.filter((request) => !isPage(request)).length, 1, 'B was sent on the first freed slot');
+    for (let i = 0; i < 8; i++) await answer();
+    assert.equal(outstanding(), new ConcurrencyLimiter(16).maxInFlightPerCaller, "beside B, A's pages in flight are its share");
+    await answer(false);
+    await other;
+    while (held.length > 0) await answer();
+    assert.equal((await walk).users.length, 5_000);
+    assert.ok(most <= DIRECTORY_CONCURRENCY, `never more than all the slots (${most})`);
   });
 
   it('a small directory costs the early pages once, and they are not kept', async () => {

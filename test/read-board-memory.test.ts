@@ -14,7 +14,7 @@ import { flat } from '../src/canvasapi/tasks/kept-text.js';
 import { joinedPieces, plainPieces, plainStart, plainText, piecesInclude } from '../src/canvasapi/tasks/text.js';
 import { BOARD_READS, readBoardBudget } from '../src/canvasapi/task-vocabulary.js';
 import { attachBudget, CallBudget, sizeText } from '../src/core/call-budget.js';
-import { nestsDeeperThan } from '../src/core/json.js';
+import { nestsDeeperThan, valueNestsDeeperThan } from '../src/core/json.js';
 import { silentLogger } from '../src/core/logger.js';
 import { MAX_ANSWER_DEPTH } from '../src/core/platform/failure-description.js';
 import { LARGE_ANSWER_BYTES, LARGE_ANSWER_SLOTS, largeAnswerStats, resetMostHeld, takeLargeAnswerSlot } from '../src/core/platform/large-answers.js';
@@ -310,6 +310,15 @@ describe('platform JSON nested too deep', () => {
     assert.equal(nestsDeeperThan(JSON.stringify({ text: '[[[[{{{{', quoted: 'a \\" [[[[ \\\\', after: [[1]] }), 3), false);
     assert.equal(nestsDeeperThan(JSON.stringify({ a: 'x\\', b: [[[[1]]]] }), 3), true, 'a string ending in a backslash ends there');
     assert.equal(nestsDeeperThan(deep(200_000), MAX_ANSWER_DEPTH), true);
+  });
+
+  it('the check of a parsed value agrees with the scan, and never recurses past the limit', () => {
+    assert.equal(valueNestsDeeperThan(JSON.parse(deep(MAX_ANSWER_DEPTH)), MAX_ANSWER_DEPTH), false);
+    assert.equal(valueNestsDeeperThan(JSON.parse(deep(MAX_ANSWER_DEPTH + 1)), MAX_ANSWER_DEPTH), true);
+    assert.equal(valueNestsDeeperThan({ text: '[[[[{{{{', after: [[1]] }, 3), false);
+    assert.equal(valueNestsDeeperThan({ a: 'x', b: [[{ c: 1 }]] }, 3), true, 'objects in arrays count as levels');
+    assert.equal(valueNestsDeeperThan('[[[[', 0), false, 'a string is no container');
+    assert.equal(valueNestsDeeperThan(JSON.parse(deep(200_000)), MAX_ANSWER_DEPTH), true);
   });
 
   const answers: [string, string, (fetchImpl: typeof fetch) => ReturnType<typeof canvasApiServerFor>, string, Record<string, unknown>][] = [

@@ -1,13 +1,14 @@
 /**
  * Bounded upstream use: a 400 MB answer is abandoned at the byte cap with memory to match,
- * 300 parallel tool calls keep at most 16 requests in flight at the platform, and a 429
- * without reset headers slows the client down by at least a second, never "0 seconds".
+ * 300 parallel tool calls keep at most 16 requests in flight at the platform (one caller 12 of them,
+ * its fair share), and a 429 without reset headers slows the client down by at least a second, never "0 seconds".
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runAsCaller } from '../src/core/caller.js';
+import { ConcurrencyLimiter } from '../src/core/concurrency.js';
 import { ToolError } from '../src/core/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, UpstreamClient } from '../src/core/platform/upstream.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox } from './support/harness.js';
@@ -139,7 +140,12 @@ test('300 parallel tool calls keep at most 16 requests in flight at the platform
   );
   assert.equal(outcomes.filter((o) => !o.isError).length, 300);
   assert.ok(proxy.maxInFlight <= 16, `CanvasApi: at most 16 in flight (saw ${proxy.maxInFlight})`);
-  assert.equal(proxy.maxInFlight, 16, 'CanvasApi: the cap is reached, not undershot');
+  assert.equal(proxy.maxInFlight, 16, 'CanvasApi: the cap is reached by the two, not undershot');
+
+  // One caller alone (the local one) reaches its fair share of the 16.
+  proxy.resetCounters();
+  await Promise.all(Array.from({ length: 100 }, (_, i) => callTool(canvas, 'CanvasApi.RetrieveBoardInfo', { board_unique_identifier: demo.boardIds[i % demo.boardIds.length] as string })));
+  assert.equal(proxy.maxInFlight, new ConcurrencyLimiter(16).maxInFlightPerCaller, "CanvasApi: one caller's share is reached, not undershot");
 
   proxy.resetCounters();
   const reads = await Promise.all(Array.from({ length: 300 }, () => callTool(incidents, 'IncidentOps.ListTeams', {})));

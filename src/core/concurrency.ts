@@ -11,6 +11,10 @@
  *   even while another caller's burst runs;
  * - waiters are bounded per member, per group and in all; one more is refused at once with an
  *   `unavailable` ToolError naming how many of what wait and what to do.
+ * One exception to the caps: work of many short, alike pieces (the pages of SearchUsers' user
+ * directory walk) may ask to `borrowWhenAlone`: while no other caller holds or waits for a slot,
+ * it takes the ones kept for newcomers too, as a lone caller could before fair share. A newcomer
+ * then waits for one such piece at most, and gets the next freed slot (round-robin).
  * A waiter whose signal aborts leaves its queue at once (it never takes a slot).
  *
  * Every pool users share is one of these, and so fair without code of its own: UpstreamClient's
@@ -42,6 +46,8 @@ export interface AcquireOptions {
   caller?: Caller;
   /** Wait whatever the waiting bounds: for work already under way (a platform request's second attempt). */
   neverRefuse?: boolean;
+  /** Past the caller's and group's caps, up to the whole limit, while no other caller holds or waits for a slot (see the file's comment). */
+  borrowWhenAlone?: boolean;
 }
 
 interface Waiter {
@@ -122,7 +128,7 @@ export class ConcurrencyLimiter {
     const caller = options.caller ?? currentCaller();
     const group = this.groupOf(caller.group);
     const member = this.memberOf(group, caller.member);
-    const now = this.takeNow(group, member);
+    const now = this.takeNow(group, member, options.borrowWhenAlone === true);
     if (now) return Promise.resolve(now);
     const refusal = options.neverRefuse ? undefined : this.refusal(group, member);
     if (refusal) {
@@ -133,16 +139,16 @@ export class ConcurrencyLimiter {
   }
 
   /** A slot now, if this caller may take one without waiting; else undefined (nothing queued). */
-  tryAcquire(caller: Caller = currentCaller()): (() => void) | undefined {
+  tryAcquire(caller: Caller = currentCaller(), borrowWhenAlone = false): (() => void) | undefined {
     const group = this.groupOf(caller.group);
     const member = this.memberOf(group, caller.member);
-    const now = this.takeNow(group, member);
+    const now = this.takeNow(group, member, borrowWhenAlone);
     if (!now) this.forgetIfIdle(group, member);
     return now;
   }
 
-  private takeNow(group: Group, member: Member): (() => void) | undefined {
-    if (this.active >= this.limit || !this.mayTake(group, member)) return undefined;
+  private takeNow(group: Group, member: Member, borrowWhenAlone: boolean): (() => void) | undefined {
+    if (this.active >= this.limit || !(this.mayTake(group, member) || (borrowWhenAlone && this.alone(group, member)))) return undefined;
     // Nobody who may take a slot waits (the queues are drained whenever one frees): take it.
     this.take(group, member);
     return this.releaser(group, member);
@@ -150,6 +156,11 @@ export class ConcurrencyLimiter {
 
   private mayTake(group: Group, member: Member): boolean {
     return group.inFlight < this.maxInFlightPerGroup && member.inFlight < this.maxInFlightPerCaller;
+  }
+
+  /** The member is the only caller holding or waiting (the maps hold only callers with work), and none of its own wait before it. */
+  private alone(group: Group, member: Member): boolean {
+    return this.groups.size === 1 && group.members.size === 1 && member.queue.length === 0;
   }
 
   private enqueue(group: Group, member: Member, signal: AbortSignal | undefined): Promise<() => void> {

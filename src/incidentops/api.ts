@@ -124,8 +124,12 @@ export class IncidentOpsApi {
     return value;
   }
 
-  /** GET one page of a classic-paginated list; items come from `key`. */
-  async listPage(path: string, key: string, query: Query, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string): Promise<ListPage> {
+  /**
+   * GET one page of a classic-paginated list; items come from `key`. `borrowIdleSlots`: a page of
+   * a walk of many alike pages (the user directory), which may use every request slot while its
+   * caller is alone (core/platform/upstream-request.ts).
+   */
+  async listPage(path: string, key: string, query: Query, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string, options: { borrowIdleSlots?: boolean } = {}): Promise<ListPage> {
     const response = await this.client.request<unknown>({
       method: 'GET',
       path,
@@ -133,6 +137,7 @@ export class IncidentOpsApi {
       signal,
       ...(pathParams ? { pathParams } : {}),
       ...(resourceLabel ? { resourceLabel } : {}),
+      ...(options.borrowIdleSlots ? { borrowIdleSlots: true } : {}),
     });
     const data = response.data as unknown;
     if (!isRecord(data)) throw unexpectedShape(path, response.status, `a JSON object was expected, it sent ${describeJson(data)}`);

@@ -45,7 +45,12 @@ export function ref(value: unknown): Json | undefined {
   const id = typeof value.id === 'string' || typeof value.id === 'number' ? String(value.id) : undefined;
   const label = value.name ?? value.summary;
   const name = typeof label === 'string' ? label : undefined;
-  return id === undefined && name === undefined ? undefined : pruneEmpty({ id, name });
+  if (id === undefined && name === undefined) return undefined;
+  // What pruneEmpty({ id, name }) gives, built directly: SearchUsers' directory takes a ref per team of every user.
+  const out: Json = {};
+  if (id !== undefined) out.id = id;
+  if (name !== undefined) out.name = name;
+  return out;
 }
 
 /** Like ref, keeping the kind (user, schedule, ...) where a list mixes kinds. */

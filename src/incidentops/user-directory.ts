@@ -32,6 +32,7 @@ export const DIRECTORY_TTL_MS = 5 * 60_000;
 /**
  * Parallel page requests while fetching the directory: 16, the upstream client's cap on requests
  * in flight per platform (TOOLSERVERS_MAX_CONCURRENT_REQUESTS), so a lower cap still bounds it.
+ * A caller alone gets all of them; beside other callers, its fair share (core/concurrency.ts).
  * 10,000 users are 100 requests, once per DIRECTORY_TTL_MS: far inside the platform's documented
  * REST limit (960 requests a minute per user), and a 429 is waited out by the client as usual.
  * At 50 ms per request the directory of 10,000 users loads in about 0.6 s against the sandbox (four at a time: 1.3-1.8 s).
@@ -386,8 +387,9 @@ export async function decodeDirectory(text: string): Promise<Directory> {
 /** `prepare` turns each page's users into what is kept, as the page arrives. */
 async function fetchDirectory(api: IncidentOpsApi, signal: AbortSignal, onProgress: PageProgress, prepare: (users: Json[]) => Json[]): Promise<{ items: Json[]; truncated: boolean; total?: number }> {
   type Page = Awaited<ReturnType<IncidentOpsApi['listPage']>>;
+  // Alike short pages: alone, the walk may use every request slot, as before fair share (core/concurrency.ts).
   const page = (offset: number, extra: Record<string, string | number | boolean> = {}, on: AbortSignal = signal): Promise<Page> =>
-    api.listPage('/users', 'users', { ...extra, limit: API_PAGE_SIZE, offset }, on);
+    api.listPage('/users', 'users', { ...extra, limit: API_PAGE_SIZE, offset }, on, undefined, undefined, { borrowIdleSlots: true });
   // The next pages are asked for with the first, before its total says whether they exist: a
   // directory worth walking in parallel saves a whole round trip, and a small one costs a few
   // requests that come back empty (once per DIRECTORY_TTL_MS). Those not needed are cancelled.

@@ -34,8 +34,12 @@ export type AttemptFailure = {
 
 export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
 
-/** `release`: the large-answer slot the answer holds (large-answers.ts), for whoever parses it to give back. */
-export type AttemptOutcome = { type: 'response'; response: AnswerHead; text: string; bytes: number; sentAt: number; release?: () => void } | TooLargeAnswer | AttemptFailure;
+/**
+ * `body`: the answer's bytes; `text`: the same decoded, on first read (a large 2xx answer is parsed
+ * from its bytes, answer-json.ts). `release`: the large-answer slot the answer holds
+ * (large-answers.ts), for whoever parses it to give back.
+ */
+export type AttemptOutcome = { type: 'response'; response: AnswerHead; body: Uint8Array; readonly text: string; bytes: number; sentAt: number; release?: () => void } | TooLargeAnswer | AttemptFailure;
 
 /** What an attempt needs of its client. */
 export interface AttemptSettings {
@@ -144,7 +148,8 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
       if (debug) logger.debug({ request_id: ctx.requestId, platform: platformName, method: ctx.req.method, path: ctx.path, attempt, status: response.status, limit }, 'upstream answer larger than the limit; abandoned');
       return { type: 'too_large', response, limit };
     }
-    const text = utf8.decode(read.bytes);
+    const body = read.bytes;
+    let text: string | undefined;
     if (observed) reportAnswer(platformName, ctx.req.method, started, response.status, undefined);
     if (debug) {
       logger.debug(
@@ -154,7 +159,17 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
     }
     const release = largeSlot;
     largeSlot = undefined;
-    return { type: 'response', response, text, bytes: read.bytes.length, sentAt, ...(release ? { release } : {}) };
+    return {
+      type: 'response',
+      response,
+      body,
+      get text(): string {
+        return (text ??= utf8.decode(body));
+      },
+      bytes: body.length,
+      sentAt,
+      ...(release ? { release } : {}),
+    };
   } finally {
     largeSlot?.();
     clearTimeout(timer);

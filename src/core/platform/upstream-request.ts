@@ -29,6 +29,12 @@ export interface UpstreamRequest {
    * have reached the platform. Wins over `effect`.
    */
   idempotent?: boolean;
+  /**
+   * One of many short, alike requests (the pages of the user directory walk): while its caller is
+   * the only one using the client, it may take the request slots kept for other callers
+   * (../concurrency.ts, `borrowWhenAlone`).
+   */
+  borrowIdleSlots?: boolean;
 }
 
 export interface UpstreamResponse<T> {

@@ -233,12 +233,13 @@ export class UpstreamClient {
       }
       if (outcome.type === 'too_large') throw this.failures.tooLarge(outcome, ctx, attempt);
 
-      const { response, text } = outcome;
+      // Not `text`: a 2xx answer is parsed from its bytes (attempt.ts decodes on first read).
+      const { response } = outcome;
       const status = response.status;
       if (status !== 429 && this.holds.size > 0) this.holds.settle(ctx.holder);
       if (status >= 200 && status < 300) {
         try {
-          return { status, headers: response.headers, data: this.failures.parseSuccess(response, text, ctx, attempt) as T, bytes: outcome.bytes };
+          return { status, headers: response.headers, data: this.failures.parseSuccess(response, outcome, ctx, attempt) as T, bytes: outcome.bytes };
         } finally {
           outcome.release?.(); // a large answer's slot (large-answers.ts), once parsed
         }
@@ -254,12 +255,12 @@ export class UpstreamClient {
         }
       }
       if (status === 429) {
-        waitedUntil = await this.sitOutRateLimit(response, text, outcome.sentAt, ctx, attempt, retriesLeft);
+        waitedUntil = await this.sitOutRateLimit(response, outcome.text, outcome.sentAt, ctx, attempt, retriesLeft);
         continue;
       }
       const alreadyDeleted = alreadyDeletedAnswer<T>(response, ctx, attempt, this.platformName, this.logger);
       if (alreadyDeleted) return alreadyDeleted;
-      const reason = notRetriedInTime((retry) => reasonToResendAfterStatus(this.failures, response, text, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
+      const reason = notRetriedInTime((retry) => reasonToResendAfterStatus(this.failures, response, outcome.text, ctx, attempt, retry), retryInTime, cutByDeadline, ctx);
       await this.pause(this.backoffMs(attempt), ctx, attempt, reason);
     }
   }
@@ -316,7 +317,8 @@ export class UpstreamClient {
     waitedUntil: number | undefined,
   ): Promise<AttemptOutcome> {
     const signal = ctx.req.signal;
-    let release = this.limiter.tryAcquire();
+    const borrowWhenAlone = ctx.req.borrowIdleSlots === true;
+    let release = this.limiter.tryAcquire(undefined, borrowWhenAlone);
     if (!release) {
       // Waiting for a turn ends at the call's deadline, like every other wait of the request.
       const budget = budgetOf(signal);
@@ -324,7 +326,7 @@ export class UpstreamClient {
       const timer = budget ? setTimeout(() => waiting.abort(DEADLINE_PASSED), Math.max(0, budget.timeLeftMs())) : undefined;
       try {
         // A second attempt is work under way: it waits its turn but is never refused.
-        release = await this.limiter.acquire(waiting.signal, { neverRefuse: attempt > 1 });
+        release = await this.limiter.acquire(waiting.signal, { neverRefuse: attempt > 1, borrowWhenAlone });
       } catch (error) {
         if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
         if (waiting.signal.reason === DEADLINE_PASSED) return { type: 'failure', kind: 'timeout', neverSent: true, deadline: true };

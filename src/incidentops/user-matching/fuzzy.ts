@@ -20,18 +20,25 @@ export const MAX_FUZZY_QUERY_CHARS = 32;
  * parallel approximate matching; one 32-bit word, so queries up to 32 characters).
  */
 export class FuzzyQuery {
-  private readonly peq = new Int32Array(0x10000);
-  /** Each query position's character as charMask's bit. */
-  private readonly bits: Int32Array;
+  /**
+   * Positions of each character in the query, as bits: Latin-1 in a small table, the rest in a
+   * map (a table of every UTF-16 unit was a 256 KB allocation per search).
+   */
+  private readonly peqLow = new Int32Array(256);
+  private readonly peqHigh = new Map<number, number>();
+  /** charMask's bits of the query's characters, and how many query positions hold each bit. */
+  private readonly mask: number = 0;
+  private readonly positionsOfBit = new Int32Array(32);
   private readonly last: number;
   readonly maxEdits: number;
 
   constructor(readonly q: string) {
-    this.bits = new Int32Array(q.length);
     for (let i = 0; i < q.length; i++) {
       const c = q.charCodeAt(i);
-      this.peq[c] = this.peq[c]! | (1 << i);
-      this.bits[i] = 1 << (c & 31);
+      if (c < 256) this.peqLow[c] = this.peqLow[c]! | (1 << i);
+      else this.peqHigh.set(c, (this.peqHigh.get(c) ?? 0) | (1 << i));
+      this.mask |= 1 << (c & 31);
+      this.positionsOfBit[c & 31]! += 1;
     }
     this.last = 1 << (q.length - 1);
     this.maxEdits = Math.floor(FUZZY_THRESHOLD * q.length + 1e-9);
@@ -45,7 +52,8 @@ export class FuzzyQuery {
     let score = m;
     let best = m;
     for (let j = 0; j < text.length; j++) {
-      const eq = this.peq[text.charCodeAt(j)]!;
+      const c = text.charCodeAt(j);
+      const eq = c < 256 ? this.peqLow[c]! : this.peqHigh.get(c) ?? 0;
       const xv = eq | mv;
       const xh = ((((eq & pv) + pv) | 0) ^ pv) | eq;
       let ph = mv | ~(xh | pv);
@@ -71,8 +79,15 @@ export class FuzzyQuery {
    */
   fieldScore(text: string, chars?: number): number | undefined {
     if (chars !== undefined) {
+      // Query positions whose bit the text lacks, counted per missing bit (usually none or few).
+      let missing = this.mask & ~chars;
       let absent = 0;
-      for (let i = 0; i < this.bits.length; i++) if ((chars & this.bits[i]!) === 0 && ++absent > this.maxEdits) return undefined;
+      while (missing !== 0) {
+        const lowest = missing & -missing;
+        absent += this.positionsOfBit[31 - Math.clz32(lowest)]!;
+        if (absent > this.maxEdits) return undefined;
+        missing ^= lowest;
+      }
     }
     if (text === this.q) return 0;
     if (text.includes(this.q)) return 0.001;

@@ -24,11 +24,17 @@ const UMLAUTS: Readonly<Record<string, string>> = { ä: 'ae', ö: 'oe', ü: 'ue'
 
 /** ASCII only: nothing for NFD, diacritic stripping or LETTER_FOLDS to change (most names and every e-mail). */
 const ASCII = /^[\x00-\x7f]*$/;
+/** ASCII whitespace that /\s+/ → ' ' would change: any but a space, or spaces in a row. */
+const SPACE_RUN = /[\t\n\v\f\r]|  /;
 
 /** NFD, strip diacritics, lower-case, fold the letters of LETTER_FOLDS, collapse whitespace. */
 export function normalizeText(s: string): string {
   // The same result without the Unicode passes, which were most of indexing a directory.
-  if (ASCII.test(s)) return s.toLowerCase().replace(/\s+/g, ' ').trim();
+  if (ASCII.test(s)) {
+    const lower = s.toLowerCase();
+    // Most names have single spaces only: nothing for the whitespace pass to change inside.
+    return SPACE_RUN.test(lower) ? lower.replace(/\s+/g, ' ').trim() : lower.trim();
+  }
   return s
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')

@@ -67,7 +67,7 @@ export class UserIndex<T extends MatchCandidate> {
         email,
         local: at >= 0 ? email.slice(0, at) : email,
         domain: at >= 0 ? email.slice(at + 1) : '',
-        tokens: Int32Array.from(nameTokens, idOf),
+        tokens: tokenIds(nameTokens, idOf),
         nameNorm: fieldNorm(name),
         emailNorm: fieldNorm(email),
         nameChars: charMask(name),
@@ -75,7 +75,7 @@ export class UserIndex<T extends MatchCandidate> {
       };
       if (nameDe !== undefined && nameDe !== name && deTokens && deTokens.length === nameTokens.length) {
         entry.nameDe = nameDe;
-        entry.tokensDe = Int32Array.from(deTokens, (t, i) => (t === nameTokens[i] ? -1 : idOf(t)));
+        entry.tokensDe = tokenIds(deTokens, (t, i) => (t === nameTokens[i] ? -1 : idOf(t)));
       }
       this.entries.push(entry);
     }
@@ -89,6 +89,13 @@ export class UserIndex<T extends MatchCandidate> {
 /** Builds the index once; pass it to rankUsers instead of the user array to skip re-indexing. */
 export function createUserIndex<T extends MatchCandidate>(users: readonly T[]): UserIndex<T> {
   return new UserIndex(users);
+}
+
+/** Int32Array.from(tokens, idOf) without the iterator protocol it goes through: this runs for every user of a directory. */
+function tokenIds(tokens: readonly string[], idOf: (token: string, i: number) => number): Int32Array {
+  const ids = new Int32Array(tokens.length);
+  for (let i = 0; i < tokens.length; i++) ids[i] = idOf(tokens[i]!, i);
+  return ids;
 }
 
 /** fuse.js's field norm: 1 / sqrt(number of whitespace-separated words), 3 decimals. */
