@@ -8,6 +8,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { ToolError } from './errors.js';
+import { attachCaller, callerScopeOf } from './caller.js';
 import { requestIdOf, tagRequest } from './logger.js';
 
 export interface BudgetLimits {
@@ -177,6 +178,8 @@ export class WorkScope {
     if (this.budget) attachBudget(this.signal, this.budget);
     const requestId = requestIdOf(parent);
     if (requestId !== undefined) tagRequest(this.signal, requestId);
+    const caller = callerScopeOf(parent);
+    if (caller) attachCaller(this.signal, caller);
     this.onParentAbort = () => this.controller.abort(parent.reason);
     if (parent.aborted) this.onParentAbort();
     else parent.addEventListener('abort', this.onParentAbort, { once: true });

@@ -1,7 +1,7 @@
 /**
- * Who a call is for, carried through everything it awaits (AsyncLocalStorage), so that every pool
- * users share (concurrency.ts: platform request slots, layout workers, any pool added later) can
- * give each caller its share without the pool's users passing anything.
+ * Who a call is for, carried on the call's signal like its budget (and so to every request and step
+ * it makes), so that every pool users share (concurrency.ts: platform request slots, layout
+ * workers, large answers, any pool added later) can give each caller its share.
  *
  * A caller is two keys. `group` is what an attacker cannot multiply cheaply: the signed-in user in
  * OAuth mode, the client's network address (IPv6 by its /64) in key mode, `local` on stdio. `member`
@@ -30,23 +30,36 @@ export interface CallerScope {
 /** stdio, `call`, and work started outside any request: one caller, the process's user. */
 export const LOCAL_CALLER: Readonly<Caller> = Object.freeze({ group: 'local', member: 'local' });
 
-const scopes = new AsyncLocalStorage<CallerScope>();
+/**
+ * A tool call's scope travels on its signal (like its request ID and budget: WorkScope passes it
+ * on), not in AsyncLocalStorage, which on Node 20 hooks every promise of the process and cost the
+ * HTTP path about a fifth more CPU per call.
+ */
+const scopesBySignal = new WeakMap<AbortSignal, CallerScope>();
 
-/** Runs `work` (and everything it awaits) as this caller. */
+/** Tags a call's signal with its scope; what derives from it (WorkScope) carries it on. */
+export function attachCaller(signal: AbortSignal, scope: CallerScope): void {
+  scopesBySignal.set(signal, scope);
+}
+
+/** The scope a signal carries, if any. */
+export function callerScopeOf(signal: AbortSignal | undefined): CallerScope | undefined {
+  return signal ? scopesBySignal.get(signal) : undefined;
+}
+
+// Work with no call signal (tests, benches) may name its caller for everything it awaits; the
+// servers never do, so the hooks stay off.
+const outsideCalls = new AsyncLocalStorage<CallerScope>();
+
+/** Runs `work` (and everything it awaits) as this caller, when it has no call signal to carry it: tests and benches. */
 export function runAsCaller<T>(scope: CallerScope, work: () => T): T {
-  return scopes.run(scope, work);
+  return outsideCalls.run(scope, work);
 }
 
-/** The caller of the work running now; LOCAL_CALLER outside any request. */
-export function currentCaller(): Caller {
-  return scopes.getStore()?.caller ?? LOCAL_CALLER;
+/** The caller `signal` carries; else the one runAsCaller set; else LOCAL_CALLER (stdio, `call`). */
+export function currentCaller(signal?: AbortSignal): Caller {
+  return callerScopeOf(signal)?.caller ?? outsideCalls.getStore()?.caller ?? LOCAL_CALLER;
 }
-
-/** The signal of the current client hanging up, when its transport has one. */
-export function currentHangUp(): AbortSignal | undefined {
-  return scopes.getStore()?.hangUp;
-}
-
 
 /**
  * Tool calls in flight, by caller and JSON-RPC ID: a `notifications/cancelled` ends its call even
@@ -58,15 +71,16 @@ const callsInFlight = new Map<string, AbortController[]>();
 
 const callKey = (caller: Caller, id: string | number): string => `${caller.group}\n${caller.member}\n${typeof id}:${id}`;
 
-/** Registers the current caller's call `id`: its signal aborts on that caller's cancellation; `done()` when it ends. */
-export function cancellableCall(id: string | number): { signal: AbortSignal; done: () => void } {
-  const key = callKey(currentCaller(), id);
+/** Registers the caller's call `id`: its signal aborts on that caller's cancellation; `done()` when it ends. */
+export function cancellableCall(caller: Caller, id: string | number): { signal: AbortSignal; abort: (reason: unknown) => void; done: () => void } {
+  const key = callKey(caller, id);
   const controller = new AbortController();
   const entries = callsInFlight.get(key) ?? [];
   entries.push(controller);
   callsInFlight.set(key, entries);
   return {
     signal: controller.signal,
+    abort: (reason: unknown) => controller.abort(reason),
     done: () => {
       const left = (callsInFlight.get(key) ?? []).filter((entry) => entry !== controller);
       if (left.length > 0) callsInFlight.set(key, left);
@@ -75,9 +89,9 @@ export function cancellableCall(id: string | number): { signal: AbortSignal; don
   };
 }
 
-/** Cancels the current caller's call `id`, if exactly one is in flight; whether one was. */
-export function cancelCall(id: string | number, reason?: string): boolean {
-  const entries = callsInFlight.get(callKey(currentCaller(), id));
+/** Cancels the caller's call `id`, if exactly one is in flight; whether one was. */
+export function cancelCall(caller: Caller, id: string | number, reason?: string): boolean {
+  const entries = callsInFlight.get(callKey(caller, id));
   if (entries?.length !== 1) return false;
   entries[0]!.abort(new DOMException(reason ?? 'cancelled by the client', 'AbortError'));
   return true;

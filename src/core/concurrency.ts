@@ -125,7 +125,7 @@ export class ConcurrencyLimiter {
    */
   acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
-    const caller = options.caller ?? currentCaller();
+    const caller = options.caller ?? currentCaller(signal);
     const group = this.groupOf(caller.group);
     const member = this.memberOf(group, caller.member);
     const now = this.takeNow(group, member, options.borrowWhenAlone === true);

@@ -8,6 +8,7 @@
 import { budgetOf } from '../call-budget.js';
 import type { Logger } from '../logger.js';
 import type { CappedBody, Send, SendInit, SentAnswer } from './http-send.js';
+import { currentCaller } from '../caller.js';
 import { LARGE_ANSWER_BYTES, takeLargeAnswerSlot } from './large-answers.js';
 import { NEVER_SENT_CODES, networkErrorCode } from './resend-rules.js';
 import { reportAnswer, upstreamObserved } from './upstream-observers.js';
@@ -116,7 +117,7 @@ export async function attemptOnce(settings: AttemptSettings, url: string, init: 
   // A large answer's slot: taken before reading past LARGE_ANSWER_BYTES, handed over with the text (else given back here).
   let largeSlot: (() => void) | undefined;
   const takeSlot = async (): Promise<void> => {
-    largeSlot ??= await takeLargeAnswerSlot(signal);
+    largeSlot ??= await takeLargeAnswerSlot(signal, currentCaller(callerSignal));
   };
   try {
     let response: SentAnswer;

@@ -8,6 +8,7 @@
  * shares that limiter's order and fairness; a waiter whose call is cancelled or times out leaves
  * the queue. A holder needs nothing else to finish (read, decode, parse), so it cannot deadlock.
  */
+import type { Caller } from '../caller.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 
 /** Bytes past which an answer is large. */
@@ -21,8 +22,8 @@ const gate = new ConcurrencyLimiter(LARGE_ANSWER_SLOTS, { name: 'large platform 
 let mostHeld = 0;
 
 /** Waits for a large-answer slot (rejects with the signal's reason when it aborts first); resolves with its release. */
-export async function takeLargeAnswerSlot(signal: AbortSignal): Promise<() => void> {
-  const release = await gate.acquire(signal, { neverRefuse: true });
+export async function takeLargeAnswerSlot(signal: AbortSignal, caller?: Caller): Promise<() => void> {
+  const release = await gate.acquire(signal, { neverRefuse: true, ...(caller ? { caller } : {}) });
   mostHeld = Math.max(mostHeld, gate.inFlight);
   return release;
 }

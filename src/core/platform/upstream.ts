@@ -26,6 +26,7 @@
 
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { budgetOf, WorkScope, type CallBudget } from '../call-budget.js';
+import { currentCaller } from '../caller.js';
 import { ToolError } from '../errors.js';
 import { requestIdOf, silentLogger, type Logger } from '../logger.js';
 import { attemptOnce, type AttemptOutcome, type AttemptSettings } from './attempt.js';
@@ -318,7 +319,8 @@ export class UpstreamClient {
   ): Promise<AttemptOutcome> {
     const signal = ctx.req.signal;
     const borrowWhenAlone = ctx.req.borrowIdleSlots === true;
-    let release = this.limiter.tryAcquire(undefined, borrowWhenAlone);
+    const caller = currentCaller(signal);
+    let release = this.limiter.tryAcquire(caller, borrowWhenAlone);
     if (!release) {
       // Waiting for a turn ends at the call's deadline, like every other wait of the request.
       const budget = budgetOf(signal);
@@ -326,7 +328,7 @@ export class UpstreamClient {
       const timer = budget ? setTimeout(() => waiting.abort(DEADLINE_PASSED), Math.max(0, budget.timeLeftMs())) : undefined;
       try {
         // A second attempt is work under way: it waits its turn but is never refused.
-        release = await this.limiter.acquire(waiting.signal, { neverRefuse: attempt > 1, borrowWhenAlone });
+        release = await this.limiter.acquire(waiting.signal, { caller, neverRefuse: attempt > 1, borrowWhenAlone });
       } catch (error) {
         if (signal?.aborted) return { type: 'failure', kind: 'cancelled', neverSent: true };
         if (waiting.signal.reason === DEADLINE_PASSED) return { type: 'failure', kind: 'timeout', neverSent: true, deadline: true };

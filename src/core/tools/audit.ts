@@ -4,7 +4,7 @@
  * ended and whether it changed anything. Never an argument beyond IDs, never an answer, an e-mail
  * address or a secret. Every field is in docs/operations.md, "Audit".
  */
-import { currentCaller } from '../caller.js';
+import type { Caller } from '../caller.js';
 import type { ToolErrorKind } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { SettingsError } from '../settings.js';
@@ -57,6 +57,8 @@ export interface AuditedCall {
   /** The tool called (a meta tool, when it ran another: the record names that one). */
   called: AnyToolDefinition;
   record: CallRecord;
+  /** Who called (core/caller.ts). */
+  caller: Caller;
   outcome: 'ok' | ToolErrorKind;
   requestId: string;
   ms: number;
@@ -80,7 +82,7 @@ function auditFields(call: AuditedCall, tool: AnyToolDefinition, writes: boolean
   const { record } = call;
   const targets = record.args === undefined ? undefined : targetsOf(tool, record.args, call.outcome === 'ok' ? record.data : undefined);
   return {
-    ...userFields(),
+    ...userFields(call.caller),
     server: call.server,
     tool: tool.name,
     ...(tool !== call.called ? { via: call.called.name } : {}),
@@ -98,8 +100,7 @@ function auditFields(call: AuditedCall, tool: AnyToolDefinition, writes: boolean
  * (`<platform>:<account id>`), `key` and the network address in key mode, `local` on stdio; and
  * the client's own name (X-Toolservers-Caller) when it gave one.
  */
-function userFields(): Record<string, string> {
-  const { group, member } = currentCaller();
+function userFields({ group, member }: Caller): Record<string, string> {
   const client: Record<string, string> = member !== group ? { client: member } : {};
   if (group.startsWith('user ')) return { user: group.slice('user '.length), ...client };
   if (group.startsWith('address ')) return { user: 'key', address: group.slice('address '.length), ...client };

@@ -15,6 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { currentCaller } from '../caller.js';
 import { ConcurrencyLimiter } from '../concurrency.js';
 import { ToolError, type InputIssue, type ToolErrorDetails } from '../errors.js';
 
@@ -105,7 +106,7 @@ export class OffThreadPool {
     signal.addEventListener('abort', stopWaiting, { once: true });
     const timer = setTimeout(stopWaiting, this.options.maxWaitMs);
     try {
-      return await lane.acquire(waiting.signal);
+      return await lane.acquire(waiting.signal, { caller: currentCaller(signal) });
     } catch (error) {
       if (signal.aborted) throw cancelled(step);
       // Over the caller's share: the limiter's refusal says what to reduce.

@@ -1,6 +1,6 @@
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { cancelCall, cancellableCall, currentHangUp } from '../caller.js';
+import { attachCaller, cancelCall, cancellableCall, currentCaller, LOCAL_CALLER, type CallerScope } from '../caller.js';
 import { newRequestId, requestIdOf, tagRequest, type Logger } from '../logger.js';
 import { toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { fitResult } from './result-budget.js';
@@ -183,7 +183,7 @@ export async function executeTool<Deps>(
     const { data, fromPlatform } = await runTool(tool, rawArgs, context);
     if (server.logger.isLevelEnabled('debug')) server.logger.debug({ request_id: requestId, tool: tool.name, ms: Math.round(performance.now() - started) }, 'tool call succeeded');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
-    if (record) auditCall({ server: server.id, called: tool, record, outcome: 'ok', requestId, ms: performance.now() - started });
+    if (record) auditCall({ server: server.id, called: tool, record, caller: currentCaller(signal), outcome: 'ok', requestId, ms: performance.now() - started });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint);
   } catch (error) {
@@ -193,7 +193,7 @@ export async function executeTool<Deps>(
     const level = kind === 'internal' ? 'error' : 'info';
     server.logger[level]({ request_id: requestId, tool: tool.name, kind, status: toolError.details.status, ms: Math.round(ms) }, 'tool call failed');
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: kind, seconds: ms / 1000 });
-    if (record) auditCall({ server: server.id, called: tool, record, outcome: kind, requestId, ms });
+    if (record) auditCall({ server: server.id, called: tool, record, caller: currentCaller(signal), outcome: kind, requestId, ms });
     return errorResult(toolError);
   }
 }
@@ -211,7 +211,7 @@ export function errorResult(error: ToolError): CallToolResult {
 }
 
 /** A fresh protocol server for one connection or request, answering from the view's precomputed listing (tools only). */
-export function buildMcpServer(view: ToolView): McpServer {
+export function buildMcpServer(view: ToolView, scope: CallerScope = LOCAL_SCOPE): McpServer {
   const { server } = view;
   // The high-level server only as the skills extension's host: tools are answered by the low-level handlers below.
   const mcp = new McpServer({ name: `toolservers-${server.id}`, title: server.name, version: server.version }, { instructions: view.instructions });
@@ -225,16 +225,26 @@ export function buildMcpServer(view: ToolView): McpServer {
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, view.unknownToolMessage(params.name));
     // Over HTTP serve.ts has put the request's ID on the request; on stdio each call gets one.
     const requestId = ctx.http?.req?.headers.get('x-request-id') ?? newRequestId();
-    // A client that hangs up ends its call (its queued work leaves every queue), whatever the protocol layer does.
-    const hangUp = currentHangUp();
-    // So is a call its client cancels, even by a notification on another HTTP request (caller.ts).
-    const cancellation = cancellableCall(ctx.mcpReq.id);
-    const signal = AbortSignal.any([ctx.mcpReq.signal, cancellation.signal, ...(hangUp ? [hangUp] : [])]);
+    // One signal for the call, carrying its caller: it aborts with the protocol's, when the client
+    // hangs up (its queued work leaves every queue, whatever the protocol layer does), and when the
+    // client cancels it, even by a notification on another HTTP request (caller.ts).
+    const cancellation = cancellableCall(scope.caller, ctx.mcpReq.id);
+    const { signal } = cancellation;
+    attachCaller(signal, scope);
+    const stop = (source: AbortSignal) => () => cancellation.abort(source.reason);
+    const sources = scope.hangUp ? [ctx.mcpReq.signal, scope.hangUp] : [ctx.mcpReq.signal];
+    const stoppers = sources.map((source) => {
+      const stopper = stop(source);
+      if (source.aborted) stopper();
+      else source.addEventListener('abort', stopper, { once: true });
+      return stopper;
+    });
     try {
       const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
       return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name, view.nameable), outputJsonSchema(tool));
     } finally {
       cancellation.done();
+      sources.forEach((source, i) => source.removeEventListener('abort', stoppers[i]!));
     }
   });
   // The SDK's own handling first (its request of this connection, answered no more), then ours.
@@ -242,17 +252,28 @@ export function buildMcpServer(view: ToolView): McpServer {
   protocol.setNotificationHandler('notifications/cancelled', (notification) => {
     sdkCancel?.(notification);
     const { requestId, reason } = notification.params;
-    if (requestId !== undefined) cancelCall(requestId, reason);
+    if (requestId !== undefined) cancelCall(scope.caller, requestId, reason);
   });
   return mcp;
+}
+
+const LOCAL_SCOPE: CallerScope = Object.freeze({ caller: LOCAL_CALLER });
+
+/** Where serving puts a request's caller scope: the request's auth info, which the SDK hands to the factory untouched. */
+export const CALLER_SCOPE_KEY = 'toolservers.callerScope';
+
+/** An HTTP request's caller scope (serving set it, mcp-dispatch.ts); stdio's is the local one. */
+function requestScope(ctx: Parameters<McpServerFactory>[0] | undefined): CallerScope {
+  const scope = ctx?.authInfo?.extra?.[CALLER_SCOPE_KEY] as CallerScope | undefined;
+  return scope ?? LOCAL_SCOPE;
 }
 
 /** The one way both transports (stdio, stateless HTTP) build a server: the tools, plus the server's skills when it has any. */
 export function mcpServerFactory(view: ToolView): McpServerFactory {
   const { server } = view;
-  if (!server.skills) return () => buildMcpServer(view);
-  return async () => {
-    const mcp = buildMcpServer(view);
+  if (!server.skills) return (ctx) => buildMcpServer(view, requestScope(ctx));
+  return async (ctx) => {
+    const mcp = buildMcpServer(view, requestScope(ctx));
     const skills = await skillsExtensionFor(server, view.nameStyle);
     // Set before the extension registers its resources, which would otherwise advertise listChanged: the skills of a process never change.
     if (skills) mcp.server.registerCapabilities({ resources: { listChanged: false } });

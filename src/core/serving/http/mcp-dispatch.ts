@@ -5,13 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler } from '@modelcontextprotocol/server';
-import { runAsCaller } from '../../caller.js';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { currentIdentity } from '../../platform/request-identity.js';
 import { SelectionError } from '../../tools/names.js';
 import { fullRecordsFromHeaders, withRequestedFullRecords } from '../../tools/record-detail.js';
-import { mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from '../../tools/registry.js';
+import { CALLER_SCOPE_KEY, mcpServerFactory, viewFor, type AnyToolServer, type ToolView, type ViewOptions } from '../../tools/registry.js';
 import { CHOICE_SOURCES, requestViewOptions } from '../../tools/request-choices.js';
 import { answerInternalError, errorText, sendJson } from './answers.js';
 import { callerOf, callerScope } from './caller-key.js';
@@ -93,7 +92,9 @@ export function dispatchMcp(dispatch: McpDispatch, req: IncomingMessage, res: Se
     sendJson(res, 400, { error: caller.refused });
     return;
   }
-  runAsCaller(callerScope(caller, res), () => withRequestedFullRecords(fullRecords, () => handlerFor(dispatch, view, path)(req, res))).catch((error: unknown) => {
+  // The SDK hands a request's auth info to the server factory untouched: the call's caller rides there (registry.ts).
+  (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: '', scopes: [], extra: { [CALLER_SCOPE_KEY]: callerScope(caller, res) } };
+  withRequestedFullRecords(fullRecords, () => handlerFor(dispatch, view, path)(req, res)).catch((error: unknown) => {
     answerInternalError(requestLog(dispatch.logger, req), res, { path, err: errorText(error) }, 'MCP request failed');
   });
 }
