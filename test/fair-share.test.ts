@@ -41,6 +41,14 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** Answers held platform requests in the order they were sent, from `from` until `total` are answered. */
+async function answerAsSent(held: { answer: (response: Response) => void }[], from: number, total: number, body: string): Promise<void> {
+  for (let answered = from; answered < total; answered++) {
+    await until(() => held.length > answered, 'the next request was sent');
+    held[answered]?.answer(new Response(body, { headers: { 'content-type': 'application/json' } }));
+  }
+}
+
 /** Acquires for named waiters and records the order of their grants. */
 class Grants {
   readonly order: string[] = [];
@@ -300,11 +308,7 @@ describe("the platform client's request slots are shared per caller", () => {
     await until(() => held.length === 7, "B's request was sent");
     assert.equal(held[6]?.path, '/b', "B's request went through ahead of A's 24 waiting");
     // Answer everything as it arrives until every request is done.
-    let answered = 0;
-    while (answered < 31) {
-      await until(() => held.length > answered, 'the next request was sent');
-      held[answered++]?.answer(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }));
-    }
+    await answerAsSent(held, 0, 31, '{"ok":true}');
     assert.equal((await fromB).status, 200);
     assert.equal((await Promise.all(fromA)).length, 30);
     assert.equal(client.stats().inFlight, 0);
@@ -361,11 +365,7 @@ describe("the user directory walk's pages borrow idle request slots", () => {
     held[0]!.answer(new Response('{"users":[]}', { headers: { 'content-type': 'application/json' } }));
     await until(() => held.length === 9, 'the freed slot was used');
     assert.equal(held[8]?.path, '/b', "B gets the first freed slot, ahead of A's waiting pages");
-    let answered = 1;
-    while (answered < 11) {
-      await until(() => held.length > answered, 'the next request was sent');
-      held[answered++]?.answer(new Response('{"users":[]}', { headers: { 'content-type': 'application/json' } }));
-    }
+    await answerAsSent(held, 1, 11, '{"users":[]}');
     assert.equal((await fromB).status, 200);
     assert.equal((await Promise.all(pages)).length, 10);
     assert.equal(client.stats().inFlight, 0);
