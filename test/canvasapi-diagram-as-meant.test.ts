@@ -11,6 +11,7 @@ import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { PLACE_READS } from '../src/canvasapi/task-vocabulary.js';
 import { callRecorded, canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { boardItems, platform } from './support/sandbox-board.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,25 +22,10 @@ interface Box {
   bottom: number;
 }
 
-async function platform(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<J> {
-  const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  assert.ok(response.ok, `${method} ${path}: HTTP ${response.status}`);
-  return response.json();
-}
 
 /** Every item of a board with its box on the board (an item in a frame is placed from the frame's top-left corner). */
 async function boxesOf(sandbox: RunningSandbox, boardId: string): Promise<Map<string, { item: J; box: Box }>> {
-  const items: J[] = [];
-  let cursor = '';
-  do {
-    const page = await platform(sandbox, 'GET', `/v2/boards/${boardId}/items?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
-    items.push(...page.data);
-    cursor = page.cursor ?? '';
-  } while (cursor);
+  const items = await boardItems(sandbox, boardId);
   const byId = new Map(items.map((item) => [String(item.id), item]));
   const boxes = new Map<string, { item: J; box: Box }>();
   const boxOf = (item: J): Box => {

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 import { worstDiagram } from './support/worst-diagram.js';
@@ -18,31 +19,11 @@ type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard'];
 
 /** Sends one request straight to the sandbox (test set-up, not through the tools). */
-async function platform(sandbox: RunningSandbox, method: string, path: string, body?: unknown): Promise<J> {
-  const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  assert.ok(response.ok, `${method} ${path}: HTTP ${response.status} ${await response.clone().text()}`);
-  return response.status === 204 ? undefined : response.json();
-}
 
 async function newBoard(sandbox: RunningSandbox, name: string): Promise<string> {
   return (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
 }
 
-/** Every item of a board, read straight from the sandbox. */
-async function boardItems(sandbox: RunningSandbox, boardId: string): Promise<J[]> {
-  const items: J[] = [];
-  let cursor = '';
-  do {
-    const page = await platform(sandbox, 'GET', `/v2/boards/${boardId}/items?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
-    items.push(...page.data);
-    cursor = page.cursor ?? '';
-  } while (cursor);
-  return items;
-}
 
 const bulkRequests = (sandbox: RunningSandbox, boardId: string) => sandbox.requests.filter((r) => r.method === 'POST' && r.path === `/v2/boards/${encodeURIComponent(boardId)}/items/bulk`);
 
