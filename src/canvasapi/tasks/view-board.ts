@@ -16,7 +16,7 @@ export const BOARD_PICTURE: OffThreadStep = {
   module: new URL('./board-render.js', import.meta.url),
   exportName: 'renderBoardPicture',
   what: 'the board picture',
-  overLimit: (limit) => [{ parameter: 'max_long_side_px', problem: `drawing took more than ${limit}: ask for a smaller picture, or narrow the area (frame_id, item_ids or area)` }],
+  overLimit: (limit) => [{ parameter: 'max_side', problem: `drawing took more than ${limit}: ask for a smaller picture (max_side), or narrow it (frame_id, frame_title, item_ids or area)` }],
 };
 
 export interface PictureFrame {
