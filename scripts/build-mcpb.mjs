@@ -54,10 +54,10 @@ function toolsOf(server) {
   return listed.map((tool) => ({ name: tool.name, description: tool.description }));
 }
 
-/** Package names the bundled code requires or imports by name (a bundled package is no longer named). */
+/** Package names the bundled code requires, imports or resolves by name (a bundled package is no longer named; ViewBoard resolves its wasm and font files). */
 function packagesNamedIn(code) {
   const names = new Set();
-  for (const [, spec] of code.matchAll(/(?:\brequire\d*\(\s*|\bimport\(\s*|\bfrom\s*)"((?:node:)?[@a-z0-9][\w./@-]*)"/g)) {
+  for (const [, spec] of code.matchAll(/(?:\brequire\d*(?:\.resolve)?\(\s*|\bimport\(\s*|\bfrom\s*)"((?:node:)?[@a-z0-9][\w./@-]*)"/g)) {
     if (isBuiltin(spec)) continue;
     names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
   }

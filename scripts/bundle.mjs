@@ -45,6 +45,7 @@ const sdkShimsOnOwnAjv = {
 const workerEntries = {
   'chunks/off-thread-worker': path.join(root, 'src', 'core', 'tools', 'off-thread-worker.ts'),
   'chunks/diagram-layout': path.join(root, 'src', 'canvasapi', 'tasks', 'diagram-layout.ts'),
+  'chunks/board-render': path.join(root, 'src', 'canvasapi', 'tasks', 'board-render.ts'),
 };
 
 await build({

@@ -150,6 +150,14 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
       const yOf = (id: string) => Number(/ -?\d+,(-?\d+) /.exec((read.structuredContent as { items: string[] }).items.find((line) => line.startsWith(`${id} `))!)![1]);
       assert.ok(yOf(items.A!) < yOf(items.B!) && yOf(items.B!) < yOf(items.C!), 'A above B above C');
 
+      // ViewBoard over stdio from the bundle: the worker loads resvg's wasm and the font from their packages; the PNG comes as an image block.
+      const seen = await client.callTool({ name: 'CanvasApi.ViewBoard', arguments: { board_id: board, max_side: 300 } });
+      assert.equal(seen.isError, undefined, JSON.stringify(seen.content).slice(0, 500));
+      const image = (seen.content as { type: string; mimeType?: string; data?: string }[])[1]!;
+      assert.deepEqual([image.type, image.mimeType], ['image', 'image/png']);
+      assert.equal(Buffer.from(image.data!, 'base64').subarray(1, 4).toString(), 'PNG');
+      assert.match((seen.structuredContent as { size_px: string }).size_px, /^300x\d+$|^\d+x300$/);
+
       // The heaviest flow, on a board that does not exist: one request, after the layout. Pings
       // sent one after another are answered while it computes.
       let pings = 0;

@@ -16,7 +16,7 @@ import { CallBudget, DEFAULT_BUDGET, WorkScope } from '../src/core/call-budget.j
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard'];
+const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard', 'CanvasApi.ViewBoard'];
 
 /** Sends one request straight to the sandbox (test set-up, not through the tools). */
 
@@ -48,13 +48,13 @@ describe('CanvasApi task tools: where they are listed', () => {
     }
   });
 
-  it('everyday, the tasks toolset and a tool name add them; read-only keeps only ReadBoard', () => {
+  it('everyday, the tasks toolset and a tool name add them; read-only keeps only the readers', () => {
     const everyday = names([{ profile: 'everyday' }]);
     for (const name of TASK_TOOLS) assert.ok(everyday.includes(name), `everyday lists ${name}`);
     assert.deepEqual(names([{ toolsets: ['tasks'] }]).sort(), TASK_TOOLS);
     assert.deepEqual(names([{ toolsets: ['boards', 'tasks'] }]).filter((n) => TASK_TOOLS.includes(n)).sort(), TASK_TOOLS);
     assert.deepEqual(names([{ tools: ['ReadBoard'] }]), ['CanvasApi.ReadBoard']);
-    assert.deepEqual(names([{ toolsets: ['tasks'], readOnly: true }]), ['CanvasApi.ReadBoard']);
+    assert.deepEqual(names([{ toolsets: ['tasks'], readOnly: true }]).sort(), ['CanvasApi.ReadBoard', 'CanvasApi.ViewBoard']);
     // A choice that names only contract toolsets keeps them out.
     assert.deepEqual(names([{ profile: 'all' }, { toolsets: ['boards'] }]).filter((n) => TASK_TOOLS.includes(n)), []);
   });

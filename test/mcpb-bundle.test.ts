@@ -104,7 +104,7 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
       const loaded = new Set<string>();
       for (const file of files.filter((name) => name.startsWith('server/') && name.endsWith('.js'))) {
         const code = readFileSync(path.join(dir, file), 'utf8');
-        for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)) {
+        for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*(?:\.resolve)?\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)) {
           if (spec!.startsWith('.')) assert.ok(files.includes(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec!))), `${file} imports ${spec}, which the archive lacks`);
           else if (!spec!.startsWith('node:') && !builtinModules.includes(spec!)) {
             const name = spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!;

@@ -11,8 +11,9 @@ import type { z } from 'zod';
 import { canvasApiTaskTools } from '../src/canvasapi/tasks/index.js';
 import { incidentOpsTools } from '../src/incidentops/index.js';
 import type { CreateDiagramArgs } from '../src/canvasapi/tasks/diagram-plan.js';
-import type { createDiagramDefinition, readBoardDefinition } from '../src/canvasapi/tasks/index.js';
+import type { createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
 import type { ReadBoardArgs } from '../src/canvasapi/tasks/read-board.js';
+import type { ViewBoardArgs } from '../src/canvasapi/tasks/view-board-call.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
 import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../src/incidentops/tasks/similar-incidents.js';
 import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../src/incidentops/tasks/who-is-on-call.js';
@@ -39,6 +40,7 @@ const contracts: {
   'IncidentOps.GetIncidentContext answer': true satisfies Same<OutputOf<typeof getIncidentContext>, GetIncidentContextResult>,
   'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
+  'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,
 };
 
 it('checks every task tool of both servers', () => {

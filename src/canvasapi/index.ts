@@ -33,7 +33,7 @@ const ENTERPRISE_TOOLS = canvasApiCatalogue.filter((entry) => entry.plan.startsW
 
 /**
  * Daily board work: find and read boards and items, add and change the common item kinds, tag
- * them, read a whole board and draw a diagram. ReadBoard answers a board's name and description
+ * them, read a whole board, see it (ViewBoard) and draw a diagram. ReadBoard answers a board's name and description
  * too, so RetrieveBoardInfo gave it its place in the token budget.
  */
 export const EVERYDAY_TOOLS = [
@@ -56,12 +56,13 @@ export const EVERYDAY_TOOLS = [
   'AttachTagToItem',
   'ReadBoard',
   'CreateDiagram',
+  'ViewBoard',
 ].map((short) => `CanvasApi.${short}`);
 
 /** CanvasApi's own profiles, besides the core's all, readonly and meta. */
 export const CANVASAPI_PROFILES: Readonly<Record<string, ToolProfile>> = {
   everyday: {
-    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items; read a whole board or draw a diagram in one call',
+    description: 'about 20 tools for daily board work: find and read boards and items; add and edit sticky notes, text and shapes; add cards, frames and connectors; move, delete and tag items; read a whole board, see it as a picture, or draw a diagram in one call',
     tools: EVERYDAY_TOOLS,
   },
   'no-enterprise': {

@@ -124,3 +124,34 @@ export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; ke
     (args.counts ? reads.countRequests : 0);
   return { requests, keptBytes: reads.keptBytes };
 }
+
+/**
+ * CanvasApi.ViewBoard (tasks/view-board-call.ts): what one picture may hold and read. Past
+ * `maxItems` items in the area a picture is no longer readable (about 40x40 px an item at 1,568
+ * px), so the call is refused naming a frame or an area to narrow to. The items list carries no
+ * style: each coloured item is one GET of its own, at most `styleReads`; the rest are drawn grey.
+ */
+export const VIEW_LIMITS = { maxItems: 600, itemIds: 100, defaultLongSidePx: 1568, minLongSidePx: 256, maxLongSidePx: 2048 } as const;
+export const VIEW_READS = {
+  /** Item pages of 50: a whole board or a frame stops at maxItems (one page more says so); an area is looked for among 2,000 items. */
+  itemPages: Math.ceil(VIEW_LIMITS.maxItems / BOARD_READS.pageSize) + 1,
+  areaItemPages: 40,
+  /** Frames listed (`type=frame`) to place children and to find a frame by title: 100. */
+  framePages: 2,
+  /** Connectors of the board looked through for those between the items shown: 1,000. */
+  connectorPages: 20,
+  styleReads: 150,
+} as const;
+
+interface ViewBoardReadArgs {
+  frame_id?: string | undefined;
+  item_ids?: readonly string[] | undefined;
+  area?: unknown;
+}
+
+/** ViewBoard's budget: the sum of its reads (the frame, or the frames list; the items; connectors; styles). */
+export function viewBoardBudget(args: ViewBoardReadArgs): { requests: number } {
+  const r = VIEW_READS;
+  const items = args.item_ids ? args.item_ids.length : args.area ? r.areaItemPages : r.itemPages;
+  return { requests: (args.frame_id ? 1 : 0) + r.framePages + items + r.connectorPages + r.styleReads };
+}

@@ -120,8 +120,17 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
         return [200, offsetPage(query, Math.min(options.itemsPerTag ?? 0, options.items), item, tagIndex % Math.max(1, options.items))];
       }
       const type = query.get('type');
-      return [200, cursorPage(query, options.items, item, type ? (index) => typeOf(index) === type : undefined)];
+      // A frame's children: the items after it up to the next frame.
+      const parent = query.get('parent_item_id');
+      const every = options.frameEvery ?? 0;
+      const inFrame = parent !== null && every > 0 ? (index: number) => index > indexOfId(parent) && index < indexOfId(parent) + every : undefined;
+      return [200, cursorPage(query, options.items, item, inFrame ?? (type ? (index) => typeOf(index) === type : undefined))];
     }
+    const frame = new RegExp(`^${escape(base)}/frames/(\\d+)$`).exec(path);
+    if (frame && typeOf(indexOfId(frame[1]!)) === 'frame') return [200, item(indexOfId(frame[1]!))];
+    // An item's own endpoint, with its style (the generic list has none).
+    const sticky = new RegExp(`^${escape(base)}/sticky_notes/(\\d+)$`).exec(path);
+    if (sticky && typeOf(indexOfId(sticky[1]!)) === 'sticky_note') return [200, { ...item(indexOfId(sticky[1]!)), style: { fillColor: 'light_blue', textAlign: 'center', textAlignVertical: 'top' } }];
     const itemTags = new RegExp(`^${escape(base)}/items/(\\d+)/tags$`).exec(path);
     if (itemTags) {
       const index = indexOfId(itemTags[1]!);

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget } from '../task-vocabulary.js';
+import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -63,6 +63,17 @@ const createDiagramInput = () =>
     frame_title: text(200).trim().min(1).optional(),
   });
 
+const viewBoardInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    frame_id: itemId().optional(),
+    frame_title: text(200).trim().min(1).optional(),
+    item_ids: genericCap(z.array(itemId()).max(VIEW_LIMITS.itemIds).refine((ids) => ids.length > 0, { message: 'must name at least one item' })).optional(),
+    area: z.strictObject({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() }).refine((a) => a.x1 > a.x0 && a.y1 > a.y0, { message: 'must have x1 > x0 and y1 > y0' }).optional().describe('board coordinates'),
+    max_side: z.number().int().refine((n) => n >= VIEW_LIMITS.minLongSidePx && n <= VIEW_LIMITS.maxLongSidePx, { message: `must be from ${VIEW_LIMITS.minLongSidePx} to ${VIEW_LIMITS.maxLongSidePx}` }).optional().describe(`px, default ${VIEW_LIMITS.defaultLongSidePx}`),
+    number_items: z.boolean().optional().describe('numbers drawn on items, listed with their IDs'),
+  });
+
 const taskOutput = z.looseObject({});
 
 type TaskTool<I extends z.ZodObject> = ToolDefinition<I, typeof taskOutput, CanvasApiDeps>;
@@ -111,6 +122,16 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
   return { ...(frames.length ? { frame_ids: frames } : {}), ...(items.length ? { created_ids: items } : {}) };
 }
 
-export const canvasApiTaskTools = [readBoard, createDiagram];
+const viewBoard = taskTool(viewBoardInput, {
+  name: 'CanvasApi.ViewBoard',
+  title: 'See a board',
+  description: 'A board as a PNG picture (whole board, a frame, items or an area), with the area and scale shown.',
+  hints: hintsFor('read'),
+  budget: viewBoardBudget,
+  auditTargets: (args) => ({ board_id: args.board_id, frame_id: args.frame_id }),
+  handler: async (args, context) => (await import('./view-board-call.js')).viewBoard(args, context),
+});
+
+export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
-export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition };
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition };

