@@ -78,6 +78,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
    */
   beyondContract?: boolean;
   /**
+   * A view for people (MCP Apps) that clients able to show one open with the result: tools/list
+   * carries its link, the result is unchanged (core/tools/views.ts). Only beyond the contract.
+   */
+  view?: 'coverage';
+  /**
    * The call's budget, sized from its arguments (what it answers); limits left out keep the
    * default (core/call-budget.ts, DEFAULT_BUDGET).
    */
