@@ -27,9 +27,9 @@ export function viewMeta(tool: AnyToolDefinition): { ui: { resourceUri: string }
   return { ui: { resourceUri: viewUri(tool.view) } };
 }
 
-// The built views sit beside the code: build/views/ for build/src/core/tools/views.js, dist/views/
-// for a bundle chunk in dist/chunks/.
-const HTML_PLACES = ['../../../views/', '../views/'];
+// The built views sit beside the code: build/views/ for build/src/core/tools/views.js; in the bundle
+// (and the .mcpb's server/), views/ beside cli.js, whether this code lands in cli.js or in chunks/.
+const HTML_PLACES = ['../../../views/', '../views/', './views/'];
 const loaded = new Map<ViewName, Promise<string>>();
 
 /** A view's HTML, read once per process on first use (a failed read is tried again next time). */
