@@ -14,11 +14,11 @@ import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
 import { VIEW_MIME_TYPE } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
+import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path): path is string => Boolean(path && existsSync(path)));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILT = existsSync(`${ROOT}build/views/coverage.html`);
-const skip = !CHROMIUM ? "no chromium found (install Debian's chromium: apt-get install -y chromium, or set CHROMIUM_PATH)" : !BUILT ? 'views not built (node scripts/build-views.mjs)' : false;
+const skip = !CHROMIUM ? NO_CHROMIUM : !BUILT ? 'views not built (node scripts/build-views.mjs)' : false;
 const PINNED = new Date('2026-05-06T12:00:00Z');
 
 /** The test host: an iframe for the view and an AppBridge on it, bundled for the browser. */
