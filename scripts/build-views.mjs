@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const VIEWS = ['coverage'];
+const VIEWS = ['coverage', 'incident'];
 
 // zod's message locales: only English (as scripts/bundle.mjs).
 const englishZodLocalesOnly = {

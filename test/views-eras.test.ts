@@ -42,28 +42,33 @@ describe('views over Streamable HTTP, both protocol eras', { skip: BUILT ? false
     await sandbox?.close();
   });
 
+  const LINKS = [
+    { tool: 'IncidentOps.WhoIsOnCall', view: 'coverage' },
+    { tool: 'IncidentOps.GetIncidentContext', view: 'incident' },
+  ] as const;
   for (const { era, options } of ERAS) {
-    it(`a ${era} client lists WhoIsOnCall's _meta.ui link and reads the ui:// page`, async () => {
+    it(`a ${era} client lists the tools' _meta.ui links and reads each ui:// page`, async () => {
       const client = new Client({ name: 'views-eras', version: '1' }, options);
       await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp?toolsets=tasks`), AUTH));
       try {
         assert.equal(client.getProtocolEra(), era);
         const { tools } = await client.listTools();
-        const tool = tools.find((listed) => listed.name === 'IncidentOps.WhoIsOnCall');
-        assert.ok(tool, 'WhoIsOnCall is in the tasks toolset');
-        assert.deepEqual(tool._meta, { ui: { resourceUri: viewUri('coverage') } }, 'only the link is added');
-
         const { resources } = await client.listResources();
-        const listed = resources.find((resource) => resource.uri === viewUri('coverage'));
-        assert.equal(listed?.mimeType, RESOURCE_MIME_TYPE);
+        assert.deepEqual(resources.map((resource) => resource.uri).filter((uri) => uri.startsWith('ui://')).sort(), VIEW_NAMES.map(viewUri).sort(), 'one resource per view');
+        for (const { tool: name, view } of LINKS) {
+          const tool = tools.find((listed) => listed.name === name);
+          assert.ok(tool, `${name} is in the tasks toolset`);
+          assert.deepEqual(tool._meta, { ui: { resourceUri: viewUri(view) } }, 'only the link is added');
+          assert.equal(resources.find((resource) => resource.uri === viewUri(view))?.mimeType, RESOURCE_MIME_TYPE);
 
-        const read = await client.readResource({ uri: viewUri('coverage') });
-        assert.equal(read.contents.length, 1);
-        const content = read.contents[0] as { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> };
-        assert.equal(content.uri, viewUri('coverage'));
-        assert.equal(content.mimeType, RESOURCE_MIME_TYPE);
-        assert.deepEqual(content._meta, { ui: { csp: {}, prefersBorder: true } });
-        assertSelfContained(content.text ?? '');
+          const read = await client.readResource({ uri: viewUri(view) });
+          assert.equal(read.contents.length, 1);
+          const content = read.contents[0] as { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> };
+          assert.equal(content.uri, viewUri(view));
+          assert.equal(content.mimeType, RESOURCE_MIME_TYPE);
+          assert.deepEqual(content._meta, { ui: { csp: {}, prefersBorder: true } });
+          assertSelfContained(content.text ?? '');
+        }
       } finally {
         await client.close();
       }
