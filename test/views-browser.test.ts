@@ -129,8 +129,39 @@ describe('the views in a real browser', { skip }, () => {
       assert.equal(await override.count(), 1);
       assert.match(await override.locator('.replaces').innerText(), /replaces Sean Rahman/);
       assert.equal(await view.locator('.level[data-level="1"] .shift.override').count(), 1, 'the override is on level 1');
+      // The time axis: ticks in time order, left to right, inside the window.
+      const ticks = await view.locator('.axis .tick').evaluateAll((nodes) => nodes.map((node) => ({ at: (node as unknown as { dataset: { at: string } }).dataset.at, left: (node as unknown as Styled).getBoundingClientRect().left + (node as unknown as Styled).getBoundingClientRect().width / 2 })));
+      assert.ok(ticks.length >= 4 && ticks.length <= 9, `${ticks.length} ticks over 48 h`);
+      for (let i = 1; i < ticks.length; i++) assert.ok(Date.parse(ticks[i]!.at) > Date.parse(ticks[i - 1]!.at) && ticks[i]!.left > ticks[i - 1]!.left);
+      const track = await view.locator('.level[data-level="1"] .track').evaluate((node) => (node as unknown as Styled).getBoundingClientRect());
+      const tickOf = (iso: string) => ticks.find((tick) => tick.at === iso);
+      const noon = tickOf('2026-05-07T12:00:00.000Z');
+      assert.ok(noon, JSON.stringify(ticks));
+      assert.ok(Math.abs(noon.left - track.left - track.width / 2) < 3, `the middle tick sits mid-track (${noon.left} vs ${track.left + track.width / 2})`);
+      // Bars that overlap in time on one level are drawn apart: on the sandbox, level 2 has a
+      // week's schedule shift and the same user named directly by the policy ("always").
+      const level2 = levels.find((level) => level.level === 2) as unknown as { shifts: Record<string, string[]> };
+      assert.ok(level2.shifts.always?.length && Object.keys(level2.shifts).length > 1, JSON.stringify(level2));
+      for (const level of levels) {
+        const bars = await view.locator(`.level[data-level="${level.level}"] .shift`).evaluateAll((nodes) =>
+          nodes.map((node) => {
+            const box = (node as unknown as { getBoundingClientRect: () => { left: number; right: number; top: number; bottom: number } }).getBoundingClientRect();
+            return { left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+          }),
+        );
+        assert.equal(bars.length, Object.values((level as unknown as { shifts: Record<string, string[]> }).shifts).flat().length, `level ${level.level}: a bar per shift`);
+        for (let i = 0; i < bars.length; i++) {
+          for (let j = i + 1; j < bars.length; j++) {
+            const [one, two] = [bars[i]!, bars[j]!];
+            const covered = Math.min(one.right, two.right) - Math.max(one.left, two.left) > 1 && Math.min(one.bottom, two.bottom) - Math.max(one.top, two.top) > 1;
+            assert.ok(!covered, `level ${level.level}: bars ${i} and ${j} do not cover each other`);
+          }
+        }
+        assert.equal(new Set(bars.map((bar) => bar.top)).size, level.level === 2 ? 2 : 1, `level ${level.level}'s lanes`);
+      }
       assert.deepEqual(blocked, [], 'the view loads nothing');
       await screenshot(page, 'coverage-view');
+      await page.close();
     } finally {
       await client.close();
     }

@@ -7,6 +7,8 @@ import { App } from '@modelcontextprotocol/ext-apps';
 const SHIFT = /^(\S+) to (\S+) (.*?)(?:: (.*))?$/;
 const GAP = /^(\S+) to (\S+)/;
 const time = (text) => Date.parse(text);
+const LANE_PX = 36;
+const HOUR = 3_600_000;
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -22,6 +24,23 @@ function place(node, start, end, window) {
   const right = Math.min(1, (end - window.start) / span);
   node.style.left = `${(left * 100).toFixed(3)}%`;
   node.style.width = `${(Math.max(0, right - left) * 100).toFixed(3)}%`;
+}
+
+/** Ticks under the rows: a step of whole hours that gives at most 9 of them, labelled in UTC. */
+function axis(window) {
+  const row = el('div', 'axis');
+  row.append(el('div', 'label'));
+  const scale = el('div', 'scale');
+  const span = window.end - window.start;
+  const step = [1, 2, 3, 6, 12, 24, 48, 168].map((hours) => hours * HOUR).find((ms) => span / ms <= 8) ?? Math.ceil(span / 8 / HOUR) * HOUR;
+  for (let at = Math.ceil(window.start / step) * step; at <= window.end; at += step) {
+    const tick = el('div', 'tick', new Date(at).toISOString().slice(5, 16).replace('T', ' '));
+    tick.dataset.at = new Date(at).toISOString();
+    tick.style.left = `${(((at - window.start) / span) * 100).toFixed(3)}%`;
+    scale.append(tick);
+  }
+  row.append(scale);
+  return row;
 }
 
 function render(data) {
@@ -43,6 +62,7 @@ function render(data) {
       row.dataset.level = String(level.level);
       row.append(el('div', 'label', `Level ${level.level}`));
       const track = el('div', 'track');
+      const bars = [];
       for (const [who, lines] of Object.entries(level.shifts ?? {})) {
         for (const line of lines) {
           // Under "always": users the policy names directly, on call throughout.
@@ -60,9 +80,20 @@ function render(data) {
             bar.title += `\n${flags}`;
             bar.append(mark);
           }
-          track.append(bar);
+          bars.push({ bar, start, end });
         }
       }
+      // Bars that overlap in time (two schedules, or a user named directly) go on lanes of their own.
+      const laneEnds = [];
+      for (const { bar, start, end } of bars.sort((a, b) => a.start - b.start || b.end - a.end)) {
+        let lane = laneEnds.findIndex((laneEnd) => laneEnd <= start);
+        if (lane < 0) lane = laneEnds.push(0) - 1;
+        laneEnds[lane] = end;
+        bar.dataset.lane = String(lane);
+        bar.style.top = `${3 + lane * LANE_PX}px`;
+        track.append(bar);
+      }
+      track.style.height = `${Math.max(1, laneEnds.length) * LANE_PX + 4}px`;
       for (const gap of level.gaps ?? []) {
         const match = GAP.exec(gap);
         if (!match) continue;
@@ -74,6 +105,7 @@ function render(data) {
       row.append(track);
       section.append(row);
     }
+    section.append(axis(window));
     root.append(section);
   }
   if (data.covered_until) root.append(el('p', 'note', `Covered up to ${data.covered_until} only.`));
