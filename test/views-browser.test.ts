@@ -3,14 +3,17 @@
  * _meta.ui link, resources/read of the view), shown in real Chromium inside a minimal host built on
  * the App SDK's AppBridge. Coverage (WhoIsOnCall with `until`): rows per level, the red gap, the
  * override's mark. Incident (GetIncidentContext): header, timeline marks in time order, on call
- * now, changes, related incidents. Screenshots go to build/test-artifacts/. Skipped, with a
+ * now, changes, related incidents. Both again over Streamable HTTP for a 2025-era and a 2026-07-28
+ * client. Screenshots go to build/test-artifacts/. Skipped, with a
  * message, when no chromium is installed or the views are not built.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { silentLogger } from '../src/core/logger.js';
+import { serveOverHttp } from '../src/core/serving/serve.js';
 import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
 import { VIEW_MIME_TYPE, VIEW_NAMES } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
@@ -220,4 +223,41 @@ describe('the views in a real browser', { skip }, () => {
       await client.close();
     }
   });
+
+  // The same views through Streamable HTTP, for a 2025-era and a 2026-07-28 client.
+  for (const { era, options } of [
+    { era: 'legacy', options: {} },
+    { era: 'modern', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
+  ] as const) {
+    it(`both views render from real calls over Streamable HTTP for a ${era} client`, async () => {
+      const key = 'views-browser-key-0123456789abcdef';
+      const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: key, mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox, { now: () => PINNED }) }] });
+      const client = new Client({ name: 'views-browser', version: '1' }, options);
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp?toolsets=tasks,incidents`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+        assert.equal(client.getProtocolEra(), era);
+        const coverageArgs = { service_id: 'payments', until: '2026-05-08T12:00:00Z' };
+        const coverage = await client.callTool({ name: 'IncidentOps.WhoIsOnCall', arguments: coverageArgs });
+        const levels = (coverage.structuredContent as { escalation_policies: { levels: unknown[] }[] }).escalation_policies.flatMap((policy) => policy.levels);
+        const one = await show(browser, await viewOf(client, 'IncidentOps.WhoIsOnCall'), coverageArgs, coverage, 420);
+        assert.equal(await one.page.frameLocator('iframe').locator('.level').count(), levels.length);
+        assert.equal(await one.page.frameLocator('iframe').locator('.gap').count(), 1);
+        assert.deepEqual(one.blocked, []);
+        await one.page.close();
+
+        const listed = await client.callTool({ name: 'IncidentOps.ListIncidents', arguments: { status: 'acknowledged', limit: 1 } });
+        const incidentArgs = { incident_id: (listed.structuredContent as { incidents: { id: string }[] }).incidents[0]!.id };
+        const context = await client.callTool({ name: 'IncidentOps.GetIncidentContext', arguments: incidentArgs });
+        const data = context.structuredContent as { incident: { title: string }; timeline: string[] };
+        const two = await show(browser, await viewOf(client, 'IncidentOps.GetIncidentContext'), incidentArgs, context, 760);
+        assert.ok((await two.page.frameLocator('iframe').locator('h1').innerText()).includes(data.incident.title));
+        assert.equal(await two.page.frameLocator('iframe').locator('.chart .mark.event').count(), data.timeline.filter((line) => /^\d{4}-/.test(line)).length);
+        assert.deepEqual(two.blocked, []);
+        await two.page.close();
+      } finally {
+        await client.close();
+        await http.close();
+      }
+    });
+  }
 });
