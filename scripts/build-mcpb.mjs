@@ -6,7 +6,7 @@
  * own platform token: a user installs only the platform they use, and sees only that token.
  * Each bundle holds manifest.json (from mcpb/<server>.manifest.json, with the package version and
  * the server's tool list), server/index.js (mcpb/launch.js), the bundled CLI (server/cli.js and
- * server/chunks/*.js, without source maps), a package.json that makes them ES modules, the LICENSE,
+ * server/chunks/*.js, without source maps), the views (MCP Apps pages, server/views/*.html), a package.json that makes them ES modules, the LICENSE,
  * and in node_modules/ only the packages the bundled code still loads from disk at run time (it
  * loads Ajv through createRequire, which esbuild leaves alone) with their dependencies.
  * The manifest is checked with `mcpb validate`, the archive written with `mcpb pack`.
@@ -112,6 +112,13 @@ for (const server of servers) {
   copyFileSync(cli, path.join(stage, 'server', 'cli.js'));
   for (const name of readdirSync(path.join(root, 'dist', 'chunks'))) {
     if (name.endsWith('.js')) copyFileSync(path.join(root, 'dist', 'chunks', name), path.join(stage, 'server', 'chunks', name));
+  }
+  // The views, where the bundled code looks for them (src/core/tools/views.ts: ../views/ from chunks/).
+  const views = path.join(root, 'dist', 'views');
+  if (!existsSync(views)) fail('dist/views/ is not built: run `npm run build` first.');
+  mkdirSync(path.join(stage, 'server', 'views'));
+  for (const name of readdirSync(views)) {
+    if (name.endsWith('.html')) copyFileSync(path.join(views, name), path.join(stage, 'server', 'views', name));
   }
   // `type: module` makes Node load the bundle as ES modules; the CLI reads its version from here.
   writeFileSync(path.join(stage, 'package.json'), JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'module', license: pkg.license }, null, 2) + '\n');

@@ -68,3 +68,6 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(path.join(dist, 'cli.js'), 0o755);
+
+// The views (MCP Apps pages) the bundle serves from dist/views/, read on first use.
+await import('./build-views.mjs');

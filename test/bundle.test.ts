@@ -4,7 +4,7 @@
  * the same tools/list for each server, a call that validates a request body (Ajv, loaded at run
  * time) against the in-process sandbox, and the package version; that lazily loaded code sits in
  * chunks a start does not load; and that CreateDiagram lays flows out in a worker thread from the
- * bundle's own files, the server answering all the while.
+ * bundle's own files, the server answering all the while; and that it serves the views (dist/views/).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,7 +19,9 @@ import { silentLogger } from '../src/core/logger.js';
 import { listTools } from '../src/core/tools/registry.js';
 import { PACKAGE_VERSION, SERVERS } from '../src/servers.js';
 import { modulesLoadedBy } from './support/modules-loaded.js';
+import { assertSelfContained } from './support/views.js';
 import { worstDiagram } from './support/worst-diagram.js';
+import { VIEW_MIME_TYPE, viewUri } from '../src/core/tools/views.js';
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'cli.js');
 const home = mkdtempSync(path.join(tmpdir(), 'toolservers-bundle-'));
@@ -121,6 +123,22 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
     assert.ok(afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/who-is-on-call.ts'))), `the call loaded its logic: ${afterCall.join(', ')}`);
     assert.ok(!afterCall.some((file) => sourcesOf(file).some((source) => source.endsWith('/src/incidentops/tasks/incident-context.ts'))), "and not the other tool's");
   });
+  it('serves the views from dist/views/: the link in tools/list and the self-contained page', async () => {
+    const client = new Client({ name: 'bundle-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BUNDLE, 'incidentops', '--sandbox', '--profile', 'everyday'], env, stderr: 'pipe' }));
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.find((tool) => tool.name === 'IncidentOps.WhoIsOnCall')?._meta, { ui: { resourceUri: viewUri('coverage') } });
+      const read = await client.readResource({ uri: viewUri('coverage') });
+      const content = read.contents[0] as { mimeType?: string; text?: string };
+      assert.equal(content.mimeType, VIEW_MIME_TYPE);
+      assert.equal(content.text, readFileSync(path.join(path.dirname(BUNDLE), 'views', 'coverage.html'), 'utf8'));
+      assertSelfContained(content.text ?? '');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('lays flows out in a worker thread from its own files: the layout library is out of reach of the CLI, and the server answers while it computes', async () => {
     // The chunks the CLI can load by its own imports (static and dynamic): dagre is not among them.
     const chunks = path.join(path.dirname(BUNDLE), 'chunks');

@@ -5,7 +5,8 @@
  * getMcpConfigForManifest (the code Claude Desktop uses) with a user's settings, and an MCP client
  * lists and calls tools over stdio against the sandbox. The bundles carry only the node_modules the
  * bundled code loads from disk (Ajv), so a call that validates a request body also proves the
- * bundle needs nothing outside itself; a diagram call, that its worker threads find their files.
+ * bundle needs nothing outside itself; a diagram call, that its worker threads find their files;
+ * reading a view (MCP Apps), that the pages are inside too.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -21,6 +22,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { DEMO_USER_ID, type RunningSandbox } from '../src/sandbox/server.js';
 import { startTestSandbox } from './support/harness.js';
+import { assertSelfContained } from './support/views.js';
+import { VIEW_MIME_TYPE, VIEW_NAMES, viewUri } from '../src/core/tools/views.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -165,6 +168,25 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
     const result = await client.callTool({ name: 'IncidentOps_WhoAmI', arguments: {} });
     assert.ok(!result.isError, JSON.stringify(result.content));
     assert.equal((result.structuredContent as { user: { id: string } }).user.id, DEMO_USER_ID);
+  });
+
+  it('serve the views (MCP Apps) from inside the bundle', async () => {
+    const { dir, manifest } = unpacked.incidentops!;
+    for (const view of VIEW_NAMES) assert.ok(existsSync(path.join(dir, 'server', 'views', `${view}.html`)), `server/views/${view}.html is in the archive`);
+    const config = await getMcpConfigForManifest({
+      manifest,
+      extensionPath: dir,
+      systemDirs: {},
+      pathSeparator: path.sep,
+      userConfig: { access_token: sandbox.incidentops.token, base_url: sandbox.incidentops.baseUrl, profile: 'everyday' },
+    });
+    const client = await start('incidentops', config!);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.find((tool) => tool.name === 'IncidentOps_WhoIsOnCall')?._meta, { ui: { resourceUri: viewUri('coverage') } });
+    const read = await client.readResource({ uri: viewUri('coverage') });
+    const content = read.contents[0] as { mimeType?: string; text?: string };
+    assert.equal(content.mimeType, VIEW_MIME_TYPE);
+    assertSelfContained(content.text ?? '');
   });
 
   it('start CanvasApi with a chosen profile, and validate and send a request body with nothing outside the bundle', async () => {

@@ -4,15 +4,14 @@
  * consent page. Skipped, with a message, when no chromium is installed.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { startTestSandbox } from './support/harness.js';
 import { callJson, CLIENT_REDIRECT, MemoryOAuthProvider, startOAuthServer, type OAuthTestServer } from './support/oauth-client.js';
+import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path): path is string => Boolean(path && existsSync(path)));
-const skip = CHROMIUM ? false : 'no chromium found (install Debian\'s chromium: apt-get install -y chromium, or set CHROMIUM_PATH)';
+const skip = CHROMIUM ? false : NO_CHROMIUM;
 
 describe('OAuth sign-in in a real browser', { skip }, () => {
   let sandbox: RunningSandbox;

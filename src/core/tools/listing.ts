@@ -6,6 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { styledName, type NameStyle } from './names.js';
 import { outputSchemaSaysSomething, toInputJsonSchema, toOutputJsonSchema, type JsonSchema } from './schema.js';
 import type { AnyToolDefinition } from './tool.js';
+import { viewMeta } from './views.js';
 
 /** One tool's definition exactly as tools/list shows it. */
 export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName: string): Tool {
@@ -18,6 +19,8 @@ export function listedTool(tool: AnyToolDefinition, style: NameStyle, serverName
   const output = outputJsonSchema(tool);
   if (output) listed.outputSchema = output as Tool['outputSchema'];
   listed.annotations = { ...tool.hints };
+  const meta = viewMeta(tool);
+  if (meta) listed._meta = meta;
   return listed;
 }
 

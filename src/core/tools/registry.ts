@@ -12,6 +12,7 @@ import { selectTools, type Selected, type ToolProfile, type ToolSelection } from
 import { markUntrusted, UNTRUSTED_INSTRUCTIONS } from './untrusted.js';
 import { listedTool, outputJsonSchema, restyle, restyleResult } from './listing.js';
 import { runTool } from './run-tool.js';
+import { registerViews } from './views.js';
 import { auditCall, auditRecord } from './audit.js';
 import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
 import { imageOf, type ResultImage } from './result-image.js';
@@ -222,6 +223,11 @@ export function buildMcpServer(view: ToolView, scope: CallerScope = LOCAL_SCOPE)
   // No listChanged: the tool list of a connection never changes.
   protocol.registerCapabilities({ tools: {} });
   protocol.setRequestHandler('tools/list', () => ({ tools: view.listing }));
+  // The MCP Apps views the listed tools link to (core/tools/views.ts); their HTML loads on first read.
+  if (view.exposed.some((tool) => tool.view)) {
+    protocol.registerCapabilities({ resources: { listChanged: false } });
+    registerViews(mcp, view.exposed);
+  }
   // Params as sent: the spec schema's record would drop an `__proto__` argument without a word.
   protocol.setRequestHandler('tools/call', { params: CALL_PARAMS }, async (params, ctx) => {
     const tool = view.find(params.name);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { BudgetLimits, CallBudget } from '../call-budget.js';
 import type { Logger } from '../logger.js';
+import type { ViewName } from './views.js';
 
 /** The four behaviour hints every tool states explicitly (none is left to client defaults). */
 export interface ToolHints {
@@ -77,6 +78,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
    * the `all` profile stay exactly the contract's tools.
    */
   beyondContract?: boolean;
+  /**
+   * A view for people (MCP Apps) that clients able to show one open with the result: tools/list
+   * carries its link, the result is unchanged (core/tools/views.ts). Only beyond the contract.
+   */
+  view?: ViewName;
   /**
    * The call's budget, sized from its arguments (what it answers); limits left out keep the
    * default (core/call-budget.ts, DEFAULT_BUDGET).

@@ -24,6 +24,8 @@ const getIncidentContext = incidentOpsTool({
   description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, who is on call for it now, related changes and other open incidents.",
   toolset: 'tasks',
   beyondContract: true,
+  // The header, a timeline chart, on call now, changes and related incidents (views/incident.html).
+  view: 'incident',
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: IncidentOps.ListLogEntries pages through the account feed.',

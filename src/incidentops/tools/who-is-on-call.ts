@@ -82,6 +82,8 @@ const whoIsOnCall = incidentOpsTool({
   description: 'Who is on call per escalation level at a time (default now), since and until when, and who is next; with until, the coverage over a window: shifts, gaps, overrides (past the call budget, up to covered_until). Give one of service_id, team_id, schedule_id, escalation_policy_id.',
   toolset: 'tasks',
   beyondContract: true,
+  // With until: shifts, gaps and overrides per level as a chart (views/coverage.html).
+  view: 'coverage',
   input,
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: ask about one escalation_policy_id at a time.',
