@@ -8,13 +8,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { AnyToolDefinition } from './tool.js';
+import type { AnyToolDefinition, ViewName } from './tool.js';
 
 /** The MCP Apps resource type (the package's RESOURCE_MIME_TYPE, copied so that start-up does not load it; a test compares them). */
 export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
-/** The views this project ships (each one a file views/<name>.html in the build). */
-export const VIEW_NAMES = ['coverage', 'incident'] as const;
-export type ViewName = (typeof VIEW_NAMES)[number];
+export { VIEW_NAMES, type ViewName } from './tool.js';
 
 export function viewUri(view: ViewName): string {
   return `ui://toolservers/${view}.html`;
