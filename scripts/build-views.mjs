@@ -6,21 +6,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { englishZodLocalesOnly } from './zod-english-only.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VIEWS = ['coverage', 'incident'];
-
-// zod's message locales: only English (as scripts/bundle.mjs).
-const englishZodLocalesOnly = {
-  name: 'english-zod-locales-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
-      contents: "export { default as en } from './en.js';",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
 
 for (const view of VIEWS) {
   const script = await build({

@@ -10,24 +10,11 @@ import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { englishZodLocalesOnly } from './zod-english-only.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
-
-// zod re-exports all of its 60-odd message locales (`z.locales`), so a bundle carries half a
-// megabyte of them, compiled at every start. Nothing here or in the SDK picks a locale: only the
-// default (English) is kept.
-const englishZodLocalesOnly = {
-  name: 'english-zod-locales-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
-      contents: "export { default as en } from './en.js';",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
 
 // The SDK's Node shim brings its own inlined copy of Ajv (290 KB compiled at every start) for a
 // validator these servers never use; src/sdk-node-shims.ts is the same shim on the project's Ajv,

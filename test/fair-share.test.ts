@@ -41,6 +41,19 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** A platform client whose requests are held until the test answers them, in the order sent. */
+function heldPlatform(maxConcurrentRequests: number): { client: UpstreamClient; held: { path: string; answer: (response: Response) => void }[] } {
+  const held: { path: string; answer: (response: Response) => void }[] = [];
+  const client = new UpstreamClient({
+    baseUrl: 'http://platform.test',
+    platformName: 'P',
+    authorization: () => 'Bearer token',
+    maxConcurrentRequests,
+    fetch: (url) => new Promise<Response>((resolve) => held.push({ path: new URL(String(url)).pathname, answer: resolve })),
+  });
+  return { client, held };
+}
+
 /** Answers held platform requests in the order they were sent, from `from` until `total` are answered. */
 async function answerAsSent(held: { answer: (response: Response) => void }[], from: number, total: number, body: string): Promise<void> {
   for (let answered = from; answered < total; answered++) {
@@ -290,14 +303,7 @@ describe('the off-thread pool shares its workers', () => {
 
 describe("the platform client's request slots are shared per caller", () => {
   it("another caller's request goes through at once while one caller's 30 wait", async () => {
-    const held: { path: string; answer: (response: Response) => void }[] = [];
-    const client = new UpstreamClient({
-      baseUrl: 'http://platform.test',
-      platformName: 'P',
-      authorization: () => 'Bearer token',
-      maxConcurrentRequests: 8,
-      fetch: (url) => new Promise<Response>((resolve) => held.push({ path: new URL(String(url)).pathname, answer: resolve })),
-    });
+    const { client, held } = heldPlatform(8);
     const get = (who: Caller, path: string) => runAsCaller({ caller: who }, () => client.request({ method: 'GET', path }));
     const fromA = Array.from({ length: 30 }, (_, i) => get(A, `/a/${i}`));
     await until(() => held.length === 6, "A's first requests were sent");
@@ -317,29 +323,19 @@ describe("the platform client's request slots are shared per caller", () => {
 
 describe("waiting for a request slot ends at the call's deadline", () => {
   it('a request still waiting when the time is up is never sent, and says so', async () => {
-    const sent: string[] = [];
-    const held: (() => void)[] = [];
-    const client = new UpstreamClient({
-      baseUrl: 'http://platform.test',
-      platformName: 'P',
-      authorization: () => 'Bearer token',
-      maxConcurrentRequests: 1,
-      fetch: (url) => {
-        sent.push(new URL(String(url)).pathname);
-        return new Promise<Response>((resolve) => held.push(() => resolve(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } }))));
-      },
-    });
+    const { client, held } = heldPlatform(1);
+    const sent = () => held.map((request) => request.path);
     // B's one slot is taken by A's request, held past B's deadline (B's budget: 1.5 s).
     const fromA = runAsCaller({ caller: A }, () => client.request({ method: 'GET', path: '/a' }));
-    await until(() => sent.length === 1, "A's request was sent");
+    await until(() => held.length === 1, "A's request was sent");
     const scope = new WorkScope(new AbortController().signal, { budget: new CallBudget({ wallMs: 1500 }) });
     const fromB = runAsCaller({ caller: B }, () => client.request({ method: 'GET', path: '/b', signal: scope.signal }));
     const refused = await toolErrorOf(fromB);
     assert.equal(refused.details.kind, 'budget_exceeded');
     assert.match(refused.details.message, /ran out before the GET request.* could be sent; it was not sent/);
-    assert.deepEqual(sent, ['/a'], "B's request was never sent");
+    assert.deepEqual(sent(), ['/a'], "B's request was never sent");
     assert.equal(client.stats().queued, 0, 'B left the queue');
-    held[0]!();
+    await answerAsSent(held, 0, 1, '{"ok":true}');
     assert.equal((await fromA).status, 200);
     scope.dispose();
   });
@@ -347,14 +343,7 @@ describe("waiting for a request slot ends at the call's deadline", () => {
 
 describe("the user directory walk's pages borrow idle request slots", () => {
   it('a lone caller walking uses every slot; beside another caller, its share', async () => {
-    const held: { path: string; answer: (response: Response) => void }[] = [];
-    const client = new UpstreamClient({
-      baseUrl: 'http://platform.test',
-      platformName: 'P',
-      authorization: () => 'Bearer token',
-      maxConcurrentRequests: 8,
-      fetch: (url) => new Promise<Response>((resolve) => held.push({ path: new URL(String(url)).pathname, answer: resolve })),
-    });
+    const { client, held } = heldPlatform(8);
     const page = (who: Caller, path: string) => runAsCaller({ caller: who }, () => client.request({ method: 'GET', path, borrowIdleSlots: true }));
     const pages = Array.from({ length: 10 }, (_, i) => page(A, `/users/${i}`));
     await until(() => held.length === 8, "A's pages were sent");
