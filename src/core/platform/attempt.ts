@@ -36,8 +36,7 @@ export type AttemptFailure = {
 export type TooLargeAnswer = { type: 'too_large'; response: AnswerHead; limit: number; declared?: number };
 
 /**
- * `body`: the answer's bytes; `text`: the same decoded, on first read (a large 2xx answer is parsed
- * from its bytes, answer-json.ts). `release`: the large-answer slot the answer holds
+ * `body`: the answer's bytes; `text`: the same decoded, on first read. `release`: the large-answer slot the answer holds
  * (large-answers.ts), for whoever parses it to give back.
  */
 export type AttemptOutcome = { type: 'response'; response: AnswerHead; body: Uint8Array; readonly text: string; bytes: number; sentAt: number; release?: () => void } | TooLargeAnswer | AttemptFailure;

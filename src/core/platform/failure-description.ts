@@ -7,7 +7,6 @@
 import { ToolError, type ToolErrorDetails, type ToolErrorKind } from '../errors.js';
 import { isRecord, MAX_ANSWER_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '../json.js';
 import type { Logger } from '../logger.js';
-import { parseAnswerInPieces } from './answer-json.js';
 import type { AttemptFailure, TooLargeAnswer } from './attempt.js';
 import { redact } from './secrets.js';
 import { UPSTREAM_ENV, type PlatformErrorInfo, type UpstreamClientOptions } from './upstream-options.js';
@@ -103,13 +102,10 @@ export class FailureDescriber {
 
   /**
    * The JSON of a 2xx answer (undefined when empty); a body that is not JSON fails, saying whether
-   * the operation was carried out. A large one is parsed in pieces from its bytes (answer-json.ts).
+   * the operation was carried out.
    */
-  parseSuccess(response: AnswerHead, answer: { body: Uint8Array; readonly text: string }, ctx: RequestContext, attempt: number): unknown {
+  parseSuccess(response: AnswerHead, answer: { readonly text: string }, ctx: RequestContext, attempt: number): unknown {
     if (response.status === 204 || response.status === 205) return undefined;
-    const pieced = parseAnswerInPieces(answer.body, MAX_ANSWER_DEPTH);
-    if (pieced && 'tooDeep' in pieced) throw this.tooDeep(response, ctx, attempt);
-    if (pieced) return pieced.value;
     const text = answer.text;
     if (text.trim() === '') return undefined;
     let value: unknown;
