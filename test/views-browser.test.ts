@@ -11,14 +11,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serving/serve.js';
-import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
-import { VIEW_MIME_TYPE, VIEW_NAMES } from '../src/core/tools/views.js';
+import { VIEW_NAMES } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
-import { assertSelfContained } from './support/views.js';
+import { showView, toolsetsClient, viewOf, type Browser, type Page } from './support/view-host.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,70 +25,16 @@ const BUILT = VIEW_NAMES.every((view) => existsSync(`${ROOT}build/views/${view}.
 const skip = !CHROMIUM ? NO_CHROMIUM : !BUILT ? 'views not built (node scripts/build-views.mjs)' : false;
 const PINNED = new Date('2026-05-06T12:00:00Z');
 
-/** The test host: an iframe for the view and an AppBridge on it, bundled for the browser. */
-async function hostScript(): Promise<string> {
-  const { build } = await import('esbuild');
-  const source = `
-    import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-    window.showView = (html, args, result, height) => new Promise((resolve) => {
-      const frame = document.createElement('iframe');
-      frame.setAttribute('sandbox', 'allow-scripts');
-      frame.style.cssText = 'width: 1000px; border: 0; height: ' + height + 'px';
-      document.body.append(frame);
-      const bridge = new AppBridge(null, { name: 'test-host', version: '1' }, {});
-      bridge.oninitialized = async () => {
-        await bridge.sendToolInput({ arguments: args });
-        await bridge.sendToolResult(result);
-        resolve('sent');
-      };
-      frame.srcdoc = html;
-      bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-    });`;
-  const out = await build({ stdin: { contents: source, resolveDir: ROOT, loader: 'js' }, bundle: true, write: false, format: 'iife', platform: 'browser', logLevel: 'warning' });
-  return out.outputFiles[0]!.text;
-}
-
-
-type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']['launch']>>;
-type Page = Awaited<ReturnType<Browser['newPage']>>;
 type Styled = { getBoundingClientRect: () => { left: number; width: number } };
 // Passed to evaluate() as is: it runs in the page, so it may use nothing from here.
 const background = (node: unknown): string => (globalThis as unknown as { getComputedStyle: (n: unknown) => { backgroundColor: string } }).getComputedStyle(node).backgroundColor;
 
 /** A client on the IncidentOps server's task tools, in memory (the eras and HTTP: test/views-eras.test.ts). */
-async function tasksClient(sandbox: RunningSandbox): Promise<Client> {
-  const server = incidentOpsServerFor(sandbox, { now: () => PINNED });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer(viewFor(server, { selections: [{ toolsets: ['tasks', 'incidents'] }] })).connect(serverSide);
-  const client = new Client({ name: 'views-test', version: '1' });
-  await client.connect(clientSide);
-  return client;
+function tasksClient(sandbox: RunningSandbox): Promise<Client> {
+  return toolsetsClient(incidentOpsServerFor(sandbox, { now: () => PINNED }), ['tasks', 'incidents']);
 }
 
-/** The tool's view as a client finds it: the listing's link, then the page. */
-async function viewOf(client: Client, toolName: string): Promise<string> {
-  const { tools } = await client.listTools();
-  const uri = (tools.find((listed) => listed.name === toolName)?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
-  assert.ok(uri, `${toolName} links a view`);
-  const content = (await client.readResource({ uri })).contents[0] as { mimeType?: string; text?: string };
-  assert.equal(content.mimeType, VIEW_MIME_TYPE);
-  assertSelfContained(content.text ?? '');
-  return content.text ?? '';
-}
-
-/** Shows the view with the call's input and result in a host page; records any request it makes. */
-async function show(browser: Browser, html: string, args: unknown, result: unknown, height: number): Promise<{ page: Page; blocked: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1040, height: height + 60 } });
-  const blocked: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith('about:') && !request.url().startsWith('data:')) blocked.push(request.url());
-  });
-  await page.setContent('<!doctype html><html><body style="margin:0"></body></html>');
-  await page.addScriptTag({ content: await hostScript() });
-  await page.evaluate(([h, a, r, x]) => (globalThis as unknown as { showView: (...x: unknown[]) => Promise<string> }).showView(h, a, r, x), [html, args, result, height] as const);
-  await page.frameLocator('iframe').locator('body[data-rendered="true"]').waitFor();
-  return { page, blocked };
-}
+const show = (browser: Browser, html: string, args: unknown, result: unknown, height: number) => showView(browser, html, args, result, height);
 
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(`${ROOT}build/test-artifacts`, { recursive: true });
