@@ -6,6 +6,7 @@
  * lists and calls tools over stdio against the sandbox. The bundles carry only the node_modules the
  * bundled code loads from disk (Ajv), so a call that validates a request body also proves the
  * bundle needs nothing outside itself; a diagram call, that its worker threads find their files;
+ * a ViewBoard call, that the CanvasApi archive holds the renderer's wasm and font (IncidentOps's none);
  * reading a view (MCP Apps), that the pages are inside too.
  */
 import assert from 'node:assert/strict';
@@ -42,6 +43,19 @@ function filesUnder(dir: string, base = dir): string[] {
     const full = path.join(dir, name);
     return statSync(full).isDirectory() ? filesUnder(full, base) : [path.relative(base, full).split(path.sep).join('/')];
   });
+}
+
+/**
+ * The server a chunk of the archive is wholly made of (its source map in dist/chunks/ says: every
+ * project source under src/<server>/), or null for shared code. The archive's chunks are dist's.
+ */
+function serverOfChunk(file: string): string | null {
+  const map = path.join(ROOT, 'dist', file.replace(/^server\//, '') + '.map');
+  if (!existsSync(map)) return null;
+  const sources = (JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources.filter((source) => !source.includes('node_modules/'));
+  const rooms = new Set(sources.map((source) => /^src\/([^/]+)\//.exec(path.relative(ROOT, path.resolve(path.dirname(map), source)).split(path.sep).join('/'))?.[1]));
+  const [room] = rooms;
+  return rooms.size === 1 && (room === 'incidentops' || room === 'canvasapi') ? room : null;
 }
 
 /** The listing the CLI gives for these arguments (names as the bundle serves them). */
@@ -95,7 +109,7 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
   });
 
   it('hold what the entry point needs and nothing else: the bundled CLI as ES modules and what it loads, no source maps', () => {
-    for (const { dir, manifest } of Object.values(unpacked)) {
+    for (const [server, { dir, manifest }] of Object.entries(unpacked)) {
       const files = filesUnder(dir);
       assert.equal(manifest.server.type, 'node');
       assert.ok(files.includes(manifest.server.entry_point), `${manifest.server.entry_point} is in the archive`);
@@ -103,14 +117,26 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
       assert.equal((JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type: string }).type, 'module');
       assert.ok(files.includes('LICENSE'));
       assert.deepEqual(files.filter((file) => /\.map$|\.ts$/.test(file)), []);
-      // The bundled CLI's own code: everything it names by package must be in the archive's node_modules.
+      // The bundled CLI's own code: everything it names by package must be in the archive's node_modules,
+      // unless the naming chunk is wholly the other server's code.
       const loaded = new Set<string>();
+      const resolvedFiles = new Map<string, Set<string>>();
+      const requireInArchive = createRequire(path.join(dir, 'server', 'cli.js'));
       for (const file of files.filter((name) => name.startsWith('server/') && name.endsWith('.js'))) {
         const code = readFileSync(path.join(dir, file), 'utf8');
-        for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*(?:\.resolve)?\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)) {
+        const owner = serverOfChunk(file);
+        for (const [, resolve, spec] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*(\.resolve)?\(\s*)"((?:node:)?[@.a-z0-9][\w./@-]*)"/g)) {
           if (spec!.startsWith('.')) assert.ok(files.includes(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec!))), `${file} imports ${spec}, which the archive lacks`);
           else if (!spec!.startsWith('node:') && !builtinModules.includes(spec!)) {
             const name = spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!;
+            if (owner !== null && owner !== server) continue;
+            if (resolve && spec !== name) {
+              // A data file: resolved from inside the archive, as the bundle resolves it.
+              const found = requireInArchive.resolve(spec!);
+              assert.ok(found.startsWith(path.join(dir, 'node_modules') + path.sep), `${spec} resolves inside the archive`);
+              resolvedFiles.set(name, (resolvedFiles.get(name) ?? new Set()).add(path.relative(path.join(dir, 'node_modules', name), found).split(path.sep).join('/')));
+              continue;
+            }
             assert.ok(files.includes(`node_modules/${name}/package.json`), `${file} loads ${spec}, which is not in the bundle`);
             loaded.add(name);
           }
@@ -126,9 +152,21 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
         for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
       };
       for (const name of loaded) visit(name);
-      assert.deepEqual([...packages].sort(), [...needed].sort(), 'node_modules holds exactly what the bundle loads at run time and what that depends on');
+      const fileOnly = [...resolvedFiles.keys()].filter((name) => !needed.has(name));
+      assert.deepEqual([...packages].sort(), [...needed, ...fileOnly].sort(), 'node_modules holds exactly what the bundle loads at run time and what that depends on');
       assert.ok(loaded.has('ajv') && loaded.has('pino'), `the bundle loads ${[...loaded].join(', ')} from node_modules`);
+      // Of a package it only reads files from: those files, its package.json and its licence, nothing else.
+      for (const name of fileOnly) {
+        const held = files.filter((file) => file.startsWith(`node_modules/${name}/`)).map((file) => file.slice(`node_modules/${name}/`.length));
+        const licences = held.filter((file) => /^(licen[cs]e|copying|notice)/i.test(file));
+        assert.deepEqual(held.sort(), ['package.json', ...licences, ...resolvedFiles.get(name)!].sort(), `${name}: only the files the bundle resolves`);
+      }
     }
+    // ViewBoard renders in CanvasApi only: its wasm and font are there, and in IncidentOps nothing of either package.
+    const canvasFiles = filesUnder(unpacked.canvasapi!.dir);
+    for (const file of ['node_modules/@resvg/resvg-wasm/index_bg.wasm', 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf', 'node_modules/dejavu-fonts-ttf/LICENSE']) assert.ok(canvasFiles.includes(file), `the CanvasApi archive holds ${file}`);
+    assert.deepEqual(canvasFiles.filter((file) => file.startsWith('node_modules/dejavu-fonts-ttf/ttf/')), ['node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'], 'one font file of the package');
+    assert.deepEqual(filesUnder(unpacked.incidentops!.dir).filter((file) => /resvg|dejavu|\.wasm$|\.ttf$/i.test(file)), [], 'IncidentOps never renders');
   });
 
   it('ask for the platform token as a sensitive setting, the base URL and tool profile as optional ones, and use every setting', () => {
@@ -214,6 +252,15 @@ describe('the .mcpb bundles', { skip: existsSync(DIST_CLI) ? false : 'dist/cli.j
     const drawn = await client.callTool({ name: 'CanvasApi_CreateDiagram', arguments: { board_id: board, nodes: [{ id: 'A', text: 'a' }, { id: 'B', text: 'b' }], edges: [{ from: 'A', to: 'B' }], layout: 'flow-right' } });
     assert.ok(!drawn.isError, JSON.stringify(drawn.content));
     assert.equal((drawn.structuredContent as { summary: string }).summary, '2 of 2 nodes and 1 of 1 connectors created.');
+    // ViewBoard renders in a worker with the wasm and the font read from the archive's node_modules.
+    const viewed = await client.callTool({ name: 'CanvasApi_ViewBoard', arguments: { board_id: board, max_side: 256 } });
+    assert.ok(!viewed.isError, JSON.stringify(viewed.content));
+    const image = (viewed.content as { type: string; mimeType?: string; data?: string }[]).find((block) => block.type === 'image');
+    assert.equal(image?.mimeType, 'image/png');
+    const png = Buffer.from(image!.data!, 'base64');
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    assert.equal(Math.max(width, height), 256, 'drawn at the asked size');
   });
 
   it('start when a host passes blank optional settings on as literal placeholders', async () => {

@@ -2,7 +2,7 @@
  * The views (MCP Apps) as a person sees them: real calls on the sandbox over MCP (tools/list's
  * _meta.ui link, resources/read of the view), shown in real Chromium inside a minimal host built on
  * the App SDK's AppBridge. Coverage (WhoIsOnCall with `until`): rows per level, the red gap, the
- * override's mark. Incident (GetIncidentContext): header, timeline marks in time order, on call
+ * override's mark, times in the zone the call asked for (else UTC). Incident (GetIncidentContext): header, timeline marks in time order, on call
  * now, changes, related incidents. Both again over Streamable HTTP for a 2025-era and a 2026-07-28
  * client. Screenshots go to build/test-artifacts/. Skipped, with a
  * message, when no chromium is installed or the views are not built.
@@ -11,14 +11,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serving/serve.js';
-import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
-import { VIEW_MIME_TYPE, VIEW_NAMES } from '../src/core/tools/views.js';
+import { VIEW_NAMES } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
-import { assertSelfContained } from './support/views.js';
+import { showView, toolsetsClient, viewOf, type Browser, type Page } from './support/view-host.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,70 +25,16 @@ const BUILT = VIEW_NAMES.every((view) => existsSync(`${ROOT}build/views/${view}.
 const skip = !CHROMIUM ? NO_CHROMIUM : !BUILT ? 'views not built (node scripts/build-views.mjs)' : false;
 const PINNED = new Date('2026-05-06T12:00:00Z');
 
-/** The test host: an iframe for the view and an AppBridge on it, bundled for the browser. */
-async function hostScript(): Promise<string> {
-  const { build } = await import('esbuild');
-  const source = `
-    import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-    window.showView = (html, args, result, height) => new Promise((resolve) => {
-      const frame = document.createElement('iframe');
-      frame.setAttribute('sandbox', 'allow-scripts');
-      frame.style.cssText = 'width: 1000px; border: 0; height: ' + height + 'px';
-      document.body.append(frame);
-      const bridge = new AppBridge(null, { name: 'test-host', version: '1' }, {});
-      bridge.oninitialized = async () => {
-        await bridge.sendToolInput({ arguments: args });
-        await bridge.sendToolResult(result);
-        resolve('sent');
-      };
-      frame.srcdoc = html;
-      bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-    });`;
-  const out = await build({ stdin: { contents: source, resolveDir: ROOT, loader: 'js' }, bundle: true, write: false, format: 'iife', platform: 'browser', logLevel: 'warning' });
-  return out.outputFiles[0]!.text;
-}
-
-
-type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']['launch']>>;
-type Page = Awaited<ReturnType<Browser['newPage']>>;
 type Styled = { getBoundingClientRect: () => { left: number; width: number } };
 // Passed to evaluate() as is: it runs in the page, so it may use nothing from here.
 const background = (node: unknown): string => (globalThis as unknown as { getComputedStyle: (n: unknown) => { backgroundColor: string } }).getComputedStyle(node).backgroundColor;
 
 /** A client on the IncidentOps server's task tools, in memory (the eras and HTTP: test/views-eras.test.ts). */
-async function tasksClient(sandbox: RunningSandbox): Promise<Client> {
-  const server = incidentOpsServerFor(sandbox, { now: () => PINNED });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer(viewFor(server, { selections: [{ toolsets: ['tasks', 'incidents'] }] })).connect(serverSide);
-  const client = new Client({ name: 'views-test', version: '1' });
-  await client.connect(clientSide);
-  return client;
+function tasksClient(sandbox: RunningSandbox): Promise<Client> {
+  return toolsetsClient(incidentOpsServerFor(sandbox, { now: () => PINNED }), ['tasks', 'incidents']);
 }
 
-/** The tool's view as a client finds it: the listing's link, then the page. */
-async function viewOf(client: Client, toolName: string): Promise<string> {
-  const { tools } = await client.listTools();
-  const uri = (tools.find((listed) => listed.name === toolName)?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
-  assert.ok(uri, `${toolName} links a view`);
-  const content = (await client.readResource({ uri })).contents[0] as { mimeType?: string; text?: string };
-  assert.equal(content.mimeType, VIEW_MIME_TYPE);
-  assertSelfContained(content.text ?? '');
-  return content.text ?? '';
-}
-
-/** Shows the view with the call's input and result in a host page; records any request it makes. */
-async function show(browser: Browser, html: string, args: unknown, result: unknown, height: number): Promise<{ page: Page; blocked: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1040, height: height + 60 } });
-  const blocked: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith('about:') && !request.url().startsWith('data:')) blocked.push(request.url());
-  });
-  await page.setContent('<!doctype html><html><body style="margin:0"></body></html>');
-  await page.addScriptTag({ content: await hostScript() });
-  await page.evaluate(([h, a, r, x]) => (globalThis as unknown as { showView: (...x: unknown[]) => Promise<string> }).showView(h, a, r, x), [html, args, result, height] as const);
-  await page.frameLocator('iframe').locator('body[data-rendered="true"]').waitFor();
-  return { page, blocked };
-}
+const show = (browser: Browser, html: string, args: unknown, result: unknown, height: number) => showView(browser, html, args, result, height);
 
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(`${ROOT}build/test-artifacts`, { recursive: true });
@@ -141,6 +86,10 @@ describe('the views in a real browser', { skip }, () => {
       const noon = tickOf('2026-05-07T12:00:00.000Z');
       assert.ok(noon, JSON.stringify(ticks));
       assert.ok(Math.abs(noon.left - track.left - track.width / 2) < 3, `the middle tick sits mid-track (${noon.left} vs ${track.left + track.width / 2})`);
+      // No time_zone asked, times given in UTC: the axis is in UTC, and says so.
+      assert.equal(await view.locator('h1 .zone').innerText(), 'UTC');
+      const labels = await view.locator('.axis .tick').allInnerTexts();
+      assert.deepEqual(labels.slice(0, ticks.length), ticks.map((tick) => tick.at.slice(5, 16).replace('T', ' ')), 'UTC labels');
       // Bars that overlap in time on one level are drawn apart: on the sandbox, level 2 has a
       // week's schedule shift and the same user named directly by the policy ("always").
       const level2 = levels.find((level) => level.level === 2) as unknown as { shifts: Record<string, string[]> };
@@ -164,6 +113,42 @@ describe('the views in a real browser', { skip }, () => {
       }
       assert.deepEqual(blocked, [], 'the view loads nothing');
       await screenshot(page, 'coverage-view');
+      await page.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('coverage: in the time zone the call asked for, ticks on that zone\'s round hours, labelled with it', async () => {
+    const client = await tasksClient(sandbox);
+    try {
+      const html = await viewOf(client, 'IncidentOps.WhoIsOnCall');
+      // India: UTC+05:30 all year (no daylight saving), so local whole hours are :30 in UTC.
+      const args = { service_id: 'payments', until: '2026-05-08T12:00:00Z', time_zone: 'Asia/Kolkata' };
+      const result = await client.callTool({ name: 'IncidentOps.WhoIsOnCall', arguments: args });
+      const data = result.structuredContent as { at: string; until: string };
+      assert.match(data.until, /\+05:30$/, 'the result is in that zone');
+      const { page, blocked } = await show(browser, html, args, result, 420);
+      const view = page.frameLocator('iframe');
+      const local = (ms: number) => new Date(ms + 330 * 60_000).toISOString();
+      assert.equal(await view.locator('h1 .zone').innerText(), 'Asia/Kolkata');
+      assert.ok((await view.locator('h1').innerText()).includes(`${local(Date.parse(data.at)).slice(0, 16).replace('T', ' ')} → ${local(Date.parse(data.until)).slice(0, 16).replace('T', ' ')}`));
+      const ticks = await view.locator('.axis .tick').evaluateAll((nodes) => nodes.map((node) => ({ at: (node as unknown as { dataset: { at: string } }).dataset.at, text: (node as unknown as { textContent: string }).textContent, left: (node as unknown as Styled).getBoundingClientRect().left + (node as unknown as Styled).getBoundingClientRect().width / 2 })));
+      // 48 h at a 6 h step: local 00:00, 06:00, 12:00, 18:00 (UTC 18:30, 00:30, 06:30, 12:30).
+      assert.equal(ticks.length, 8, JSON.stringify(ticks));
+      for (const tick of ticks) {
+        const wall = local(Date.parse(tick.at));
+        assert.equal(tick.text, wall.slice(5, 16).replace('T', ' '), 'labelled in local time');
+        assert.match(wall, /T(00|06|12|18):00:00/, `${tick.at} is a round local hour`);
+      }
+      const track = await view.locator('.level[data-level="1"] .track').evaluate((node) => (node as unknown as Styled).getBoundingClientRect());
+      const start = Date.parse(data.at);
+      const span = Date.parse(data.until) - start;
+      const evening = ticks.find((tick) => tick.at === '2026-05-07T12:30:00.000Z');
+      assert.ok(evening, 'the tick at local 05-07 18:00');
+      const expected = track.left + (track.width * (Date.parse(evening.at) - start)) / span;
+      assert.ok(Math.abs(evening.left - expected) < 3, `it sits at its instant (${evening.left} vs ${expected})`);
+      assert.deepEqual(blocked, [], 'the view loads nothing');
       await page.close();
     } finally {
       await client.close();
@@ -209,6 +194,11 @@ describe('the views in a real browser', { skip }, () => {
       for (let i = 1; i < byTime.length; i++) {
         if (when(byTime[i]!.title) > when(byTime[i - 1]!.title)) assert.ok(byTime[i]!.left > byTime[i - 1]!.left, `later is further right: ${byTime[i]!.title}`);
       }
+      // GetIncidentContext gives its times in UTC: the chart's ticks are UTC, and say so.
+      assert.equal(await view.locator('h2 .zone').innerText(), 'UTC');
+      const chartTicks = await view.locator('.chart .tick').evaluateAll((nodes) => nodes.map((node) => ({ at: (node as unknown as { dataset: { at: string } }).dataset.at, text: (node as unknown as { textContent: string }).textContent })));
+      assert.equal(chartTicks.length, 3);
+      for (const tick of chartTicks) assert.equal(tick.text, tick.at.slice(5, 16).replace('T', ' '));
       const trigger = view.locator('.chart .mark.event.trigger').first();
       assert.equal(await trigger.evaluate(background), 'rgb(207, 34, 46)', 'the trigger is red');
 

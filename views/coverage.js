@@ -3,6 +3,7 @@
 // Runs in the client's sandboxed iframe; gets the tool's structuredContent through the App SDK.
 // Every platform text goes in as text (textContent), never as markup.
 import { App } from '@modelcontextprotocol/ext-apps';
+import { displayZone, fullTime, shortTime, wallClockTicks } from './time.js';
 
 const SHIFT = /^(\S+) to (\S+) (.*?)(?:: (.*))?$/;
 const GAP = /^(\S+) to (\S+)/;
@@ -26,15 +27,15 @@ function place(node, start, end, window) {
   node.style.width = `${(Math.max(0, right - left) * 100).toFixed(3)}%`;
 }
 
-/** Ticks under the rows: a step of whole hours that gives at most 9 of them, labelled in UTC. */
-function axis(window) {
+/** Ticks under the rows: a step of whole hours that gives at most 9 of them, on the zone's round hours. */
+function axis(window, zone) {
   const row = el('div', 'axis');
   row.append(el('div', 'label'));
   const scale = el('div', 'scale');
   const span = window.end - window.start;
   const step = [1, 2, 3, 6, 12, 24, 48, 168].map((hours) => hours * HOUR).find((ms) => span / ms <= 8) ?? Math.ceil(span / 8 / HOUR) * HOUR;
-  for (let at = Math.ceil(window.start / step) * step; at <= window.end; at += step) {
-    const tick = el('div', 'tick', new Date(at).toISOString().slice(5, 16).replace('T', ' '));
+  for (const at of wallClockTicks(window.start, window.end, step, zone)) {
+    const tick = el('div', 'tick', shortTime(at, zone));
     tick.dataset.at = new Date(at).toISOString();
     tick.style.left = `${(((at - window.start) / span) * 100).toFixed(3)}%`;
     scale.append(tick);
@@ -51,7 +52,11 @@ function render(data) {
     root.append(el('p', 'note', 'No window: ask with until for the coverage chart.'));
     return;
   }
-  root.append(el('h1', '', `On-call coverage ${data.at} → ${data.until}`));
+  // The zone the call asked for, else the offset its times carry, else UTC.
+  const zone = displayZone(toolArguments?.time_zone, data.at);
+  const heading = el('h1', '', `On-call coverage ${fullTime(window.start, zone)} → ${fullTime(window.end, zone)} `);
+  heading.append(el('span', 'zone', zone.label));
+  root.append(heading);
   if (data.summary) root.append(el('p', 'summary', data.summary));
   for (const policy of data.escalation_policies ?? []) {
     const section = el('section', 'policy');
@@ -105,7 +110,7 @@ function render(data) {
       row.append(track);
       section.append(row);
     }
-    section.append(axis(window));
+    section.append(axis(window, zone));
     root.append(section);
   }
   if (data.covered_until) root.append(el('p', 'note', `Covered up to ${data.covered_until} only.`));
@@ -114,6 +119,11 @@ function render(data) {
 }
 
 const app = new App({ name: 'toolservers coverage view', version: '1' });
+/** The call's arguments (the host sends them before the result): `time_zone` picks the zone shown. */
+let toolArguments;
+app.ontoolinput = (input) => {
+  toolArguments = input.arguments;
+};
 app.ontoolresult = (result) => {
   if (result.structuredContent) render(result.structuredContent);
 };

@@ -3,6 +3,7 @@
 // changes and the related incidents. Runs in the client's sandboxed iframe; gets the tool's
 // structuredContent through the App SDK. Every platform text goes in as text, never as markup.
 import { App } from '@modelcontextprotocol/ext-apps';
+import { displayZone, shortTime } from './time.js';
 
 // `2026-…Z kind: "summary"`; `2026-…Z "summary" from "source"…`; lines without a time are notes.
 const EVENT = /^(\d{4}-\d\d-\d\dT\S+) ([\w-]+): (.*)$/;
@@ -57,7 +58,7 @@ function header(root, incident) {
 }
 
 /** Key events (circles) and related changes (squares) on one time axis. */
-function chart(root, timeline, changes) {
+function chart(root, timeline, changes, zone) {
   const marks = [];
   for (const line of timeline) {
     const match = EVENT.exec(line);
@@ -75,7 +76,9 @@ function chart(root, timeline, changes) {
   const start = first - span * 0.04;
   const whole = span * 1.08;
   const at = (time) => `${(((time - start) / whole) * 100).toFixed(3)}%`;
-  root.append(el('h2', '', 'Timeline'));
+  const title = el('h2', '', 'Timeline ');
+  title.append(el('span', 'zone', zone.label));
+  root.append(title);
   const box = el('div', 'chart');
   box.dataset.start = new Date(start).toISOString();
   // Labels of marks close in time go on rows above one another, so none hides another.
@@ -96,7 +99,8 @@ function chart(root, timeline, changes) {
   }
   box.style.height = `${24 + laneEnds.length * 14}px`;
   for (const time of [first, first + span / 2, first + span]) {
-    const tick = el('div', 'tick', new Date(time).toISOString().slice(5, 16).replace('T', ' '));
+    const tick = el('div', 'tick', shortTime(time, zone));
+    tick.dataset.at = new Date(time).toISOString();
     tick.style.left = at(time);
     box.append(tick);
   }
@@ -110,7 +114,9 @@ function render(data) {
   header(root, data.incident ?? {});
   const alerts = data.alerts?.count ?? data.alerts?.newest?.length ?? 0;
   if (data.alerts) root.append(el('p', 'note', `${alerts} alert${alerts === 1 ? '' : 's'}; newest: ${data.alerts.newest?.[0]?.summary ?? 'none'}`));
-  chart(root, data.timeline ?? [], data.changes ?? []);
+  // GetIncidentContext takes no zone: its times are UTC unless they carry an offset of their own.
+  const stamped = (data.timeline ?? []).map((line) => STAMPED.exec(line)?.[1]).find(Boolean);
+  chart(root, data.timeline ?? [], data.changes ?? [], displayZone(undefined, stamped ?? data.incident?.created_at));
   section(root, 'On call now', data.on_call_now, 'on_call_now');
   section(root, 'Changes', data.changes, 'changes');
   section(root, 'Notes', data.notes, 'notes');
