@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { englishZodLocalesOnly } from './zod-english-only.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const VIEWS = ['coverage', 'incident'];
+const VIEWS = ['coverage', 'incident', 'board'];
 
 for (const view of VIEWS) {
   const script = await build({
