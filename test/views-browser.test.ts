@@ -8,7 +8,7 @@
  * message, when no chromium is installed or the views are not built.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -20,38 +20,13 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 import { assertSelfContained } from './support/views.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
+import { screenshot, show, type Browser } from './support/view-host.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILT = VIEW_NAMES.every((view) => existsSync(`${ROOT}build/views/${view}.html`));
 const skip = !CHROMIUM ? NO_CHROMIUM : !BUILT ? 'views not built (node scripts/build-views.mjs)' : false;
 const PINNED = new Date('2026-05-06T12:00:00Z');
 
-/** The test host: an iframe for the view and an AppBridge on it, bundled for the browser. */
-async function hostScript(): Promise<string> {
-  const { build } = await import('esbuild');
-  const source = `
-    import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-    window.showView = (html, args, result, height) => new Promise((resolve) => {
-      const frame = document.createElement('iframe');
-      frame.setAttribute('sandbox', 'allow-scripts');
-      frame.style.cssText = 'width: 1000px; border: 0; height: ' + height + 'px';
-      document.body.append(frame);
-      const bridge = new AppBridge(null, { name: 'test-host', version: '1' }, {});
-      bridge.oninitialized = async () => {
-        await bridge.sendToolInput({ arguments: args });
-        await bridge.sendToolResult(result);
-        resolve('sent');
-      };
-      frame.srcdoc = html;
-      bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-    });`;
-  const out = await build({ stdin: { contents: source, resolveDir: ROOT, loader: 'js' }, bundle: true, write: false, format: 'iife', platform: 'browser', logLevel: 'warning' });
-  return out.outputFiles[0]!.text;
-}
-
-
-type Browser = Awaited<ReturnType<(typeof import('playwright-core'))['chromium']['launch']>>;
-type Page = Awaited<ReturnType<Browser['newPage']>>;
 type Styled = { getBoundingClientRect: () => { left: number; width: number } };
 // Passed to evaluate() as is: it runs in the page, so it may use nothing from here.
 const background = (node: unknown): string => (globalThis as unknown as { getComputedStyle: (n: unknown) => { backgroundColor: string } }).getComputedStyle(node).backgroundColor;
@@ -75,25 +50,6 @@ async function viewOf(client: Client, toolName: string): Promise<string> {
   assert.equal(content.mimeType, VIEW_MIME_TYPE);
   assertSelfContained(content.text ?? '');
   return content.text ?? '';
-}
-
-/** Shows the view with the call's input and result in a host page; records any request it makes. */
-async function show(browser: Browser, html: string, args: unknown, result: unknown, height: number): Promise<{ page: Page; blocked: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1040, height: height + 60 } });
-  const blocked: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith('about:') && !request.url().startsWith('data:')) blocked.push(request.url());
-  });
-  await page.setContent('<!doctype html><html><body style="margin:0"></body></html>');
-  await page.addScriptTag({ content: await hostScript() });
-  await page.evaluate(([h, a, r, x]) => (globalThis as unknown as { showView: (...x: unknown[]) => Promise<string> }).showView(h, a, r, x), [html, args, result, height] as const);
-  await page.frameLocator('iframe').locator('body[data-rendered="true"]').waitFor();
-  return { page, blocked };
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(`${ROOT}build/test-artifacts`, { recursive: true });
-  await page.screenshot({ path: `${ROOT}build/test-artifacts/${name}.png` });
 }
 
 describe('the views in a real browser', { skip }, () => {
