@@ -72,9 +72,9 @@ export function boardViewData(items: readonly PictureItem[], connectors: readonl
   };
 }
 
-/** The answer with the board view's data attached (sent only to clients that show views). */
-export function withBoardView<T extends object>(answer: T, data: BoardViewData): T {
-  return withViewData(answer, data as unknown as Record<string, unknown>);
+/** The answer with the board view's data attached, made only for clients that show views. */
+export function withBoardView<T extends object>(answer: T, build: () => BoardViewData): T {
+  return withViewData(answer, () => build() as unknown as Record<string, unknown>);
 }
 
 /** A connector between two items, as the platform would give it: enough for toPictureConnectors. */

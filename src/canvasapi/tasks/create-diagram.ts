@@ -122,7 +122,7 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
-  const answer = (): Json => withBoardView(report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems), diagramView(plan, placed, frameBoxes, anchoring, drawn, itemLinkTemplate(context.deps.webBase, boardId)));
+  const answer = (): Json => withBoardView(report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems), () => diagramView(plan, placed, frameBoxes, anchoring, drawn, itemLinkTemplate(context.deps.webBase, boardId)));
 
   // The frames first: their nodes are placed from their top-left corners.
   for (const [index, frame] of plan.frames.entries()) {

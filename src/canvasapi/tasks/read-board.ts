@@ -163,10 +163,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   };
   // The board view (MCP Apps): the answer's frames and listed items (the lines are the first of
   // items.listed, in order), and its connectors between them.
-  const listedConnectors = new Set(lines.connectors.map((line) => line.slice(0, line.indexOf(':'))));
-  const picture = readBoardPicture([...items.frames.values()].slice(0, FRAMES_SHOWN).concat(items.listed.slice(0, lines.items.length).map(({ item }) => item)));
-  const drawnConnectors = connectorsBetween(connectors.records.filter((c) => listedConnectors.has(idText(c.id))), picture);
-  return withBoardView(answer, boardViewData(picture, drawnConnectors, itemLink));
+  return withBoardView(answer, () => {
+    const listedConnectors = new Set(lines.connectors.map((line) => line.slice(0, line.indexOf(':'))));
+    const picture = readBoardPicture([...items.frames.values()].slice(0, FRAMES_SHOWN).concat(items.listed.slice(0, lines.items.length).map(({ item }) => item)));
+    return boardViewData(picture, connectorsBetween(connectors.records.filter((c) => listedConnectors.has(idText(c.id))), picture), itemLink);
+  });
 }
 
 /**

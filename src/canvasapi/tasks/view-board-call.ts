@@ -183,7 +183,7 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
   };
   withImage(data, { mimeType: 'image/png', data: Buffer.from(picture.png).toString('base64') });
   // The board view (MCP Apps): the items and connectors drawn, with their colours, over the same area.
-  return withBoardView(data, boardViewData(shown, connectors, itemLinkTemplate(context.deps.webBase, boardId), area));
+  return withBoardView(data, () => boardViewData(shown, connectors, itemLinkTemplate(context.deps.webBase, boardId), area));
 }
 
 type BoardGet = (path: string, query: Record<string, QueryValue>, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string) => Promise<unknown>;

@@ -191,7 +191,14 @@ export async function executeTool<Deps>(
     if (record) auditCall({ server: server.id, called: tool, record, caller: currentCaller(signal), outcome: 'ok', requestId, ms: performance.now() - started });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
     const result = successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint, imageOf(data));
-    return showsViews && tool.view ? withViewMeta(result, tool.view, viewDataOf(data)) : result;
+    if (!showsViews || !tool.view) return result;
+    try {
+      return withViewMeta(result, tool.view, viewDataOf(data));
+    } catch (error) {
+      // The view's data never costs the call its answer.
+      server.logger.warn({ request_id: requestId, tool: tool.name, err: error }, 'view data left out');
+      return result;
+    }
   } catch (error) {
     const toolError = toToolError(error);
     const { kind } = toolError.details;

@@ -15,14 +15,17 @@ export const UI_EXTENSION_ID = 'io.modelcontextprotocol/ui';
 /** A view's data past this many bytes of JSON is not sent at all (the tools bound theirs well below: docs/tasks.md). */
 export const VIEW_DATA_MAX_BYTES = 512 * 1024;
 
-/** The data with its view's data attached (not enumerable: a copy of the data, e.g. marked as untrusted, leaves it behind). */
-export function withViewData<T extends object>(data: T, viewData: Record<string, unknown>): T {
-  Object.defineProperty(data, RESULT_VIEW_DATA, { value: viewData, enumerable: false, configurable: true });
+/**
+ * The data with its view's data attached (not enumerable: a copy of the data, e.g. marked as
+ * untrusted, leaves it behind). Made by `build` only for a client that shows views: the others pay nothing.
+ */
+export function withViewData<T extends object>(data: T, build: () => Record<string, unknown>): T {
+  Object.defineProperty(data, RESULT_VIEW_DATA, { value: build, enumerable: false, configurable: true });
   return data;
 }
 
 export function viewDataOf(data: object): Record<string, unknown> | undefined {
-  return (data as { [RESULT_VIEW_DATA]?: Record<string, unknown> })[RESULT_VIEW_DATA];
+  return (data as { [RESULT_VIEW_DATA]?: () => Record<string, unknown> })[RESULT_VIEW_DATA]?.();
 }
 
 /** Whether the client declared MCP Apps (SEP-1865): `capabilities.extensions["io.modelcontextprotocol/ui"]`. */
