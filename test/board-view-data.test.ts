@@ -13,7 +13,7 @@ import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serving/serve.js';
 import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
-import { UI_EXTENSION_ID } from '../src/core/tools/result-view.js';
+import { clientShowsViews, UI_EXTENSION_ID, VIEW_DATA_MAX_BYTES, withViewMeta } from '../src/core/tools/result-view.js';
 import { BOARD_VIEW_MAX_BYTES, BOARD_VIEW_TEXT_CHARS, boardViewData } from '../src/canvasapi/tasks/board-view-data.js';
 import type { PictureItem } from '../src/canvasapi/tasks/board-picture.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
@@ -37,6 +37,16 @@ function assertBounded(data: J, linkTemplate: string): void {
 
 it('the copied extension ID is the App SDK’s EXTENSION_ID', () => {
   assert.equal(UI_EXTENSION_ID, EXTENSION_ID);
+});
+
+it('the core: the UI capability read as declared; view data over its bound, or on an error, is not sent', () => {
+  assert.equal(clientShowsViews(UI), true);
+  for (const none of [undefined, null, {}, { extensions: {} }, { extensions: { [EXTENSION_ID]: true } }, { experimental: { [EXTENSION_ID]: {} } }]) assert.equal(clientShowsViews(none), false, JSON.stringify(none));
+  const result = { content: [{ type: 'text' as const, text: '{}' }], structuredContent: {} };
+  assert.deepEqual(withViewMeta(result, 'board', { a: 1 })._meta, { [KEY]: { a: 1 } });
+  assert.equal(withViewMeta(result, 'board', { big: 'x'.repeat(VIEW_DATA_MAX_BYTES) }), result);
+  assert.equal(withViewMeta({ ...result, isError: true }, 'board', { a: 1 })._meta, undefined);
+  assert.equal(withViewMeta(result, 'board', undefined), result);
 });
 
 it('the data is bounded in bytes, texts cut, items kept in the answer’s order, the rest counted', () => {
