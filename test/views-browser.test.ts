@@ -8,7 +8,7 @@
  * message, when no chromium is installed or the views are not built.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -17,7 +17,7 @@ import { serveOverHttp } from '../src/core/serving/serve.js';
 import { VIEW_NAMES } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
-import { showView, toolsetsClient, viewOf, type Browser, type Page } from './support/view-host.js';
+import { screenshot, showView as show, toolsetsClient, viewOf, type Browser } from './support/view-host.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,12 +34,6 @@ function tasksClient(sandbox: RunningSandbox): Promise<Client> {
   return toolsetsClient(incidentOpsServerFor(sandbox, { now: () => PINNED }), ['tasks', 'incidents']);
 }
 
-const show = (browser: Browser, html: string, args: unknown, result: unknown, height: number) => showView(browser, html, args, result, height);
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(`${ROOT}build/test-artifacts`, { recursive: true });
-  await page.screenshot({ path: `${ROOT}build/test-artifacts/${name}.png` });
-}
 
 describe('the views in a real browser', { skip }, () => {
   let sandbox: RunningSandbox;

@@ -14,7 +14,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp, type RunningHttpServer } from '../src/core/serving/serve.js';
 import { VIEW_MIME_TYPE, VIEW_NAMES, viewUri } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
+import { canvasApiServerFor, incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 import { assertSelfContained } from './support/views.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,44 +35,64 @@ describe('views over Streamable HTTP, both protocol eras', { skip: BUILT ? false
   let http: RunningHttpServer;
   before(async () => {
     sandbox = await startTestSandbox();
-    http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: KEY, mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox) }] });
+    http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: KEY, mounts: [
+        { path: '/mcp', server: incidentOpsServerFor(sandbox) },
+        { path: '/canvas', server: canvasApiServerFor(sandbox.canvasapi) },
+      ],
+    });
   });
   after(async () => {
     await http?.close();
     await sandbox?.close();
   });
 
-  const LINKS = [
-    { tool: 'IncidentOps.WhoIsOnCall', view: 'coverage' },
-    { tool: 'IncidentOps.GetIncidentContext', view: 'incident' },
+  const SERVERS = [
+    {
+      path: '/mcp',
+      links: [
+        { tool: 'IncidentOps.WhoIsOnCall', view: 'coverage' },
+        { tool: 'IncidentOps.GetIncidentContext', view: 'incident' },
+      ],
+    },
+    {
+      path: '/canvas',
+      links: [
+        { tool: 'CanvasApi.ReadBoard', view: 'board' },
+        { tool: 'CanvasApi.CreateDiagram', view: 'board' },
+        { tool: 'CanvasApi.ViewBoard', view: 'board' },
+      ],
+    },
   ] as const;
   for (const { era, options } of ERAS) {
-    it(`a ${era} client lists the tools' _meta.ui links and reads each ui:// page`, async () => {
-      const client = new Client({ name: 'views-eras', version: '1' }, options);
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp?toolsets=tasks`), AUTH));
-      try {
-        assert.equal(client.getProtocolEra(), era);
-        const { tools } = await client.listTools();
-        const { resources } = await client.listResources();
-        assert.deepEqual(resources.map((resource) => resource.uri).filter((uri) => uri.startsWith('ui://')).sort(), VIEW_NAMES.map(viewUri).sort(), 'one resource per view');
-        for (const { tool: name, view } of LINKS) {
-          const tool = tools.find((listed) => listed.name === name);
-          assert.ok(tool, `${name} is in the tasks toolset`);
-          assert.deepEqual(tool._meta, { ui: { resourceUri: viewUri(view) } }, 'only the link is added');
-          assert.equal(resources.find((resource) => resource.uri === viewUri(view))?.mimeType, RESOURCE_MIME_TYPE);
+    for (const { path, links } of SERVERS) {
+      it(`a ${era} client lists the tools' _meta.ui links and reads each ui:// page (${path})`, async () => {
+        const client = new Client({ name: 'views-eras', version: '1' }, options);
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}${path}?toolsets=tasks`), AUTH));
+        try {
+          assert.equal(client.getProtocolEra(), era);
+          const { tools } = await client.listTools();
+          const { resources } = await client.listResources();
+          const views = [...new Set(links.map((link) => link.view))];
+          assert.deepEqual(resources.map((resource) => resource.uri).filter((uri) => uri.startsWith('ui://')).sort(), views.map(viewUri).sort(), 'one resource per view');
+          for (const { tool: name, view } of links) {
+            const tool = tools.find((listed) => listed.name === name);
+            assert.ok(tool, `${name} is in the tasks toolset`);
+            assert.deepEqual(tool._meta, { ui: { resourceUri: viewUri(view) } }, 'only the link is added');
+            assert.equal(resources.find((resource) => resource.uri === viewUri(view))?.mimeType, RESOURCE_MIME_TYPE);
 
-          const read = await client.readResource({ uri: viewUri(view) });
-          assert.equal(read.contents.length, 1);
-          const content = read.contents[0] as { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> };
-          assert.equal(content.uri, viewUri(view));
-          assert.equal(content.mimeType, RESOURCE_MIME_TYPE);
-          assert.deepEqual(content._meta, { ui: { csp: {}, prefersBorder: true } });
-          assertSelfContained(content.text ?? '');
+            const read = await client.readResource({ uri: viewUri(view) });
+            assert.equal(read.contents.length, 1);
+            const content = read.contents[0] as { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> };
+            assert.equal(content.uri, viewUri(view));
+            assert.equal(content.mimeType, RESOURCE_MIME_TYPE);
+            assert.deepEqual(content._meta, { ui: { csp: {}, prefersBorder: true } });
+            assertSelfContained(content.text ?? '');
+          }
+        } finally {
+          await client.close();
         }
-      } finally {
-        await client.close();
-      }
-    });
+      });
+    }
   }
 
   it('the contract listing (no toolsets chosen) carries no _meta and no ui:// resource', async () => {

@@ -5,6 +5,7 @@
  * its result. Also the client side: a tool's view found as a client finds it.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { buildMcpServer, viewFor, type AnyToolServer } from '../../src/core/tools/registry.js';
@@ -75,4 +76,10 @@ export async function showView(browser: Browser, html: string, args: unknown, re
   await page.evaluate(([h, a, r, w, x]) => (globalThis as unknown as { showView: (...x: unknown[]) => Promise<string> }).showView(h, a, r, w, x), [html, args, result, width, height] as const);
   await page.frameLocator('iframe').locator('body[data-rendered="true"]').waitFor();
   return { page, blocked };
+}
+
+/** Saves the page as build/test-artifacts/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<Buffer> {
+  mkdirSync(`${ROOT}build/test-artifacts`, { recursive: true });
+  return page.screenshot({ path: `${ROOT}build/test-artifacts/${name}.png` });
 }

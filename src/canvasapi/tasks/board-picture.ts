@@ -4,10 +4,12 @@
  * (`boardSvg`, pure and deterministic: same input, same bytes) that board-render.ts rasterises
  * in a worker. Nothing here fetches: images, documents and embeds are labelled placeholders.
  */
-import { isRecord } from '../../core/json.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
+
+// Pure (no node: imports, nothing from core/json.ts): the board view bundles this file for the browser.
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** One item to draw, in board coordinates (absolute centre, size). */
 export interface PictureItem {
@@ -450,7 +452,8 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
     default:
       body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="none" stroke="${PLACEHOLDER_INK}" stroke-width="1"/>${textBlock(item.text, inner, fittedSize(item.text, inner.w, inner.h, undefined), INK, 'middle')}`;
   }
-  return `<g${rotate}>${body}</g>`;
+  // data-id: the board view finds the item clicked by it.
+  return `<g data-id="${escapeXml(item.id)}"${rotate}>${body}</g>`;
 }
 
 const OUTWARD: Record<Side, PicturePoint> = { left: { x: -1, y: 0 }, right: { x: 1, y: 0 }, top: { x: 0, y: -1 }, bottom: { x: 0, y: 1 } };

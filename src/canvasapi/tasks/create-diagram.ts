@@ -23,6 +23,8 @@ import { isSmallLayout, LayoutTooBig, overBoundIssue, planLayout } from './diagr
 import { isExisting, planOf, resolveBare, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
 import { placeBeside, placeClear } from './diagram-placement.js';
 import type { BoardGet } from './board-tags.js';
+import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
+import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
 
 type Json = Record<string, unknown>;
@@ -120,7 +122,7 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
-  const answer = (): Json => report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems);
+  const answer = (): Json => withBoardView(report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems), () => diagramView(plan, placed, frameBoxes, anchoring, drawn, itemLinkTemplate(context.deps.webBase, boardId)));
 
   // The frames first: their nodes are placed from their top-left corners.
   for (const [index, frame] of plan.frames.entries()) {
@@ -371,6 +373,34 @@ function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent
     geometry: { width: p.width, height: p.height },
     ...parent,
   };
+}
+
+/**
+ * The board view's data (MCP Apps): the frames, nodes and connectors this call created, where it
+ * put them on the board (its own positions and sizes: nothing is read back).
+ */
+function diagramView(plan: Plan, placed: Placed[], frameBoxes: FrameBox[], anchoring: Anchoring, drawn: Drawn, linkTemplate: string): BoardViewData {
+  // The diagram's top-left corner on the board (bounds hold it when it went into an existing frame).
+  const corner = anchoring.bounds ? { x: anchoring.bounds.left, y: anchoring.bounds.top } : anchoring.origin;
+  const items: PictureItem[] = [];
+  plan.frames.forEach((frame, index) => {
+    const id = drawn.frames[index];
+    const box = frameBoxes[index]!;
+    if (id !== undefined) items.push({ id, type: 'frame', x: corner.x + box.x, y: corner.y + box.y, width: box.width, height: box.height, text: frame.title });
+  });
+  for (const p of placed) {
+    const id = drawn.itemOf.get(p.node.id);
+    if (id === undefined) continue;
+    const sticky = p.node.shape === 'sticky_note';
+    const fill = colourOf(p.node.color, sticky ? STICKY_COLORS.light_yellow : undefined);
+    items.push({ id, type: sticky ? 'sticky_note' : 'shape', x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(sticky ? {} : { shape: p.node.shape ?? 'round_rectangle' }), ...(fill ? { fill } : {}) });
+  }
+  const records = plan.edges.flatMap((edge, index) => {
+    const id = drawn.connectorOf[index];
+    return id === null || id === undefined ? [] : [{ ...connectorBody(plan, edge, drawn.itemOf), id }];
+  });
+  // Connectors to items already on the board are left out: those items are not drawn.
+  return boardViewData(items, toPictureConnectors(records, items), linkTemplate);
 }
 
 const sizeOf = (node: PlanNode) => (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);

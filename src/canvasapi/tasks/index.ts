@@ -99,6 +99,7 @@ const readBoard = taskTool(readBoardInput, {
   hints: hintsFor('read'),
   truncationHint: 'Call again with next_page (cursor and offset), or narrow with query, frame_id or item_types.',
   budget: readBoardBudget,
+  view: 'board',
   auditTargets: (args) => ({ board_id: args.board_id, frame_id: args.frame_id }),
   handler: async (args, context) => (await import('./read-board.js')).readBoard(args, context),
 });
@@ -109,6 +110,7 @@ const createDiagram = taskTool(createDiagramInput, {
   description: 'Draws a Mermaid flowchart or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
+  view: 'board',
   auditTargets: (args, answer) => ({ board_id: args.board_id, ...diagramItems(answer) }),
   handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
 });
@@ -128,6 +130,7 @@ const viewBoard = taskTool(viewBoardInput, {
   description: 'A board as a PNG picture (whole board, a frame, items or an area), with the area and scale shown.',
   hints: hintsFor('read'),
   budget: viewBoardBudget,
+  view: 'board',
   auditTargets: (args) => ({ board_id: args.board_id, frame_id: args.frame_id }),
   handler: async (args, context) => (await import('./view-board-call.js')).viewBoard(args, context),
 });

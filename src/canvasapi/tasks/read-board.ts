@@ -21,6 +21,7 @@ import { BOARD_READS, ITEM_TYPES, itemPagesFor, READ_LIMITS } from '../task-voca
 import { connectorLine, cut, END_TEXT_CHARS, frameLine, itemLine, itemTextIncludes, lineBytes, toConnector, toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { encodePosition, startOf, type ItemPosition } from './board-position.js';
 import { answerBytes, itemsTaggedLike, pageSizeAfter, readTagList, TAGGABLE, tagsOfItems, unexpected, type BoardGet, type TagList } from './board-tags.js';
+import { boardViewData, connectorsBetween, readBoardPicture, withBoardView } from './board-view-data.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
 import { flatText, idText } from '../../core/tools/line-text.js';
@@ -147,9 +148,10 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     ...counts.notes,
     ...timeUp.notes,
   ].filter((note): note is string => typeof note === 'string' && note.length > 0);
-  return {
+  const itemLink = itemLinkTemplate(context.deps.webBase, boardId);
+  const answer = {
     board: { id: boardId, name: typeof boardInfo.name === 'string' ? flatText(boardInfo.name) : undefined, ...(description ? { description } : {}) },
-    item_link: itemLinkTemplate(context.deps.webBase, boardId),
+    item_link: itemLink,
     ...counts.fields,
     frames: [...items.frames.values()].slice(0, FRAMES_SHOWN).map(frameLine),
     item_format: 'ID type x,y wxh [frame "title"] [#"tag" ...]: "text" (x,y is the centre; inside a frame, from its top-left corner; texts are JSON strings)',
@@ -159,6 +161,13 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
     ...(next ? { next_page: next } : {}),
     ...(partial.length ? { partial } : {}),
   };
+  // The board view (MCP Apps): the answer's frames and listed items (the lines are the first of
+  // items.listed, in order), and its connectors between them.
+  return withBoardView(answer, () => {
+    const listedConnectors = new Set(lines.connectors.map((line) => line.slice(0, line.indexOf(':'))));
+    const picture = readBoardPicture([...items.frames.values()].slice(0, FRAMES_SHOWN).concat(items.listed.slice(0, lines.items.length).map(({ item }) => item)));
+    return boardViewData(picture, connectorsBetween(connectors.records.filter((c) => listedConnectors.has(idText(c.id))), picture), itemLink);
+  });
 }
 
 /**

@@ -18,6 +18,8 @@ import type { CanvasApiDeps } from '../handler.js';
 import { BOARD_READS, VIEW_LIMITS, VIEW_READS } from '../task-vocabulary.js';
 import { toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
 import type { RenderedPicture } from './board-render.js';
+import { itemLinkTemplate } from '../params.js';
+import { boardViewData, withBoardView } from './board-view-data.js';
 import { plainText } from './text.js';
 import { BOARD_PICTURE, boundsOf, fitPicture } from './view-board.js';
 
@@ -179,7 +181,9 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
     ...(numbered.length ? { numbers: numbered } : {}),
     ...(notes.length ? { partial: notes } : {}),
   };
-  return withImage(data, { mimeType: 'image/png', data: Buffer.from(picture.png).toString('base64') });
+  withImage(data, { mimeType: 'image/png', data: Buffer.from(picture.png).toString('base64') });
+  // The board view (MCP Apps): the items and connectors drawn, with their colours, over the same area.
+  return withBoardView(data, () => boardViewData(shown, connectors, itemLinkTemplate(context.deps.webBase, boardId), area));
 }
 
 type BoardGet = (path: string, query: Record<string, QueryValue>, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string) => Promise<unknown>;

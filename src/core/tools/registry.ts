@@ -1,4 +1,4 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type McpServerFactory, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { attachCaller, cancelCall, cancellableCall, currentCaller, LOCAL_CALLER, type CallerScope } from '../caller.js';
 import { newRequestId, requestIdOf, tagRequest, type Logger } from '../logger.js';
@@ -16,6 +16,7 @@ import { registerViews } from './views.js';
 import { auditCall, auditRecord } from './audit.js';
 import { NO_PROGRESS, type AnyToolDefinition, type CallerContext, type ToolContext } from './tool.js';
 import { imageOf, type ResultImage } from './result-image.js';
+import { clientShowsViews, viewDataOf, withViewMeta } from './result-view.js';
 
 export { inputJsonSchema, listedTool, outputJsonSchema } from './listing.js';
 export { runTool } from './run-tool.js';
@@ -158,6 +159,7 @@ function reportToolCall(event: ToolCallEvent): void {
  * every failure becomes an `isError` result carrying the ToolError JSON. The call's log lines (and
  * the platform requests it makes, through its signal) carry its request ID: the HTTP request's,
  * or one of its own (stdio, direct calls). When calls are audited, it writes the call's audit line.
+ * `showsViews`: the client declared MCP Apps, so a tool's view data goes in the result's `_meta` (result-view.ts).
  */
 export async function executeTool<Deps>(
   server: ToolServer<Deps>,
@@ -166,6 +168,7 @@ export async function executeTool<Deps>(
   signal: AbortSignal,
   progress: ToolContext<Deps>['progress'] = NO_PROGRESS,
   requestId: string = requestIdOf(signal) ?? newRequestId(),
+  showsViews = false,
 ): Promise<CallToolResult> {
   tagRequest(signal, requestId);
   let toolLogger: Logger | undefined;
@@ -187,7 +190,15 @@ export async function executeTool<Deps>(
     if (toolCallObservers.length > 0) reportToolCall({ server: server.id, tool: tool.name, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
     if (record) auditCall({ server: server.id, called: tool, record, caller: currentCaller(signal), outcome: 'ok', requestId, ms: performance.now() - started });
     // Tools that reach the platform return its users' text: marked as data, in one way for every server.
-    return successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint, imageOf(data));
+    const result = successResult(fromPlatform ? markUntrusted(data) : data, tool.truncationHint, imageOf(data));
+    if (!showsViews || !tool.view) return result;
+    try {
+      return withViewMeta(result, tool.view, viewDataOf(data));
+    } catch (error) {
+      // The view's data never costs the call its answer.
+      server.logger.warn({ request_id: requestId, tool: tool.name, err: error }, 'view data left out');
+      return result;
+    }
   } catch (error) {
     const toolError = toToolError(error);
     const { kind } = toolError.details;
@@ -249,7 +260,10 @@ export function buildMcpServer(view: ToolView, scope: CallerScope = LOCAL_SCOPE)
       return stopper;
     });
     try {
-      const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId);
+      // 2025 era: the capabilities of the connection's initialize; 2026-07-28: the request's own.
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const showsViews = clientShowsViews(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? protocol.getClientCapabilities());
+      const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId, showsViews);
       return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name, view.nameable), outputJsonSchema(tool));
     } finally {
       cancellation.done();

@@ -3,7 +3,7 @@ import type { BudgetLimits, CallBudget } from '../call-budget.js';
 import type { Logger } from '../logger.js';
 
 /** The views this project ships (each one a file views/<name>.html in the build; views.ts serves them). */
-export const VIEW_NAMES = ['coverage', 'incident'] as const;
+export const VIEW_NAMES = ['coverage', 'incident', 'board'] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 
 /** The four behaviour hints every tool states explicitly (none is left to client defaults). */
