@@ -4,7 +4,7 @@
  * only for a client that declared the MCP Apps extension: any other client gets exactly the
  * result it always did. Bounded in bytes and text length; its only URL is our item link. On the
  * sandbox, in memory (a 2025-era connection) and over Streamable HTTP (2026-07-28 requests carry
- * their capabilities; a 2025-era HTTP client is stateless, so its capabilities are unknown).
+ * their capabilities; a 2025-era HTTP client is stateless, so its capabilities are unknown and it gets the data).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -181,12 +181,12 @@ describe('the board view data on the sandbox', () => {
     }
   });
 
-  for (const { era, options, sent } of [
-    { era: 'modern', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } }, sent: true },
-    // Stateless: each request gets a fresh server that never saw the client's initialize.
-    { era: 'legacy', options: {}, sent: false },
+  for (const { era, options, sent, unknown } of [
+    { era: 'modern', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } }, sent: true, unknown: false },
+    // Stateless: each request gets a fresh server that never saw the client's initialize, so it may show views.
+    { era: 'legacy', options: {}, sent: true, unknown: true },
   ] as const) {
-    it(`over Streamable HTTP, a ${era} client with the UI capability ${sent ? 'gets' : 'does not get'} the data; one without never does`, async () => {
+    it(`over Streamable HTTP, a ${era} client with the UI capability ${sent ? 'gets' : 'does not get'} the data; one without ${unknown ? 'too (its capabilities are unknown)' : 'does not'}`, async () => {
       const key = 'board-view-data-key-0123456789abcdef';
       const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: key, mounts: [{ path: '/mcp', server }] });
       const call = async (capabilities?: object) => {
@@ -202,7 +202,7 @@ describe('the board view data on the sandbox', () => {
       try {
         const withUi = await call(UI);
         const without = await call();
-        assert.equal(without._meta?.[KEY], undefined);
+        assert.equal(without._meta?.[KEY] !== undefined, unknown);
         assert.equal(withUi._meta?.[KEY] !== undefined, sent);
         const strip = (r: J) => ({ ...r, _meta: Object.fromEntries(Object.entries(r._meta ?? {}).filter(([k]) => k !== KEY)) });
         assert.deepEqual(strip(withUi), strip(without), 'otherwise the same result');

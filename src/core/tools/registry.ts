@@ -159,7 +159,7 @@ function reportToolCall(event: ToolCallEvent): void {
  * every failure becomes an `isError` result carrying the ToolError JSON. The call's log lines (and
  * the platform requests it makes, through its signal) carry its request ID: the HTTP request's,
  * or one of its own (stdio, direct calls). When calls are audited, it writes the call's audit line.
- * `showsViews`: the client declared MCP Apps, so a tool's view data goes in the result's `_meta` (result-view.ts).
+ * `showsViews`: the client declared MCP Apps (or its capabilities are unknown), so a tool's view data goes in the result's `_meta` (result-view.ts).
  */
 export async function executeTool<Deps>(
   server: ToolServer<Deps>,
@@ -261,8 +261,11 @@ export function buildMcpServer(view: ToolView, scope: CallerScope = LOCAL_SCOPE)
     });
     try {
       // 2025 era: the capabilities of the connection's initialize; 2026-07-28: the request's own.
+      // None at all: a 2025-era client over stateless HTTP, whose initialize this server never saw.
+      // It may show views (MCP Apps hosts use this transport), so it gets the data: only `_meta` grows.
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const showsViews = clientShowsViews(envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? protocol.getClientCapabilities());
+      const capabilities: unknown = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? protocol.getClientCapabilities();
+      const showsViews = capabilities === undefined || clientShowsViews(capabilities);
       const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId, showsViews);
       return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name, view.nameable), outputJsonSchema(tool));
     } finally {
