@@ -23,8 +23,7 @@ const MAX_BYTES = 200 * 1024;
  * Each picture: its file, the server and the toolsets its calls need, the tool and its arguments
  * (a function of the sandbox's demo content: `call` another tool, `boardNamed`), and `view` (the
  * tool's MCP Apps view at width × height) or `image` (the answer's image block). A new view is one
- * more entry: `{ file: 'board-view.png', server: 'canvasapi', toolsets: ['tasks', 'boards'],
- * tool: 'CanvasApi.ReadBoard', args: …, view: { width, height } }`.
+ * more entry.
  */
 export const PICTURES = [
   {
@@ -42,6 +41,14 @@ export const PICTURES = [
     tool: 'IncidentOps.GetIncidentContext',
     args: async ({ call }) => ({ incident_id: await incidentWithMostContext(call) }),
     view: { width: 860, height: 690 },
+  },
+  {
+    file: 'board-view.png',
+    server: 'canvasapi',
+    toolsets: ['tasks', 'boards'],
+    tool: 'CanvasApi.ViewBoard',
+    args: async ({ boardNamed }) => ({ board_id: await boardNamed('Sprint 42 Retrospective'), max_side: 900 }),
+    view: { width: 860, height: 560 },
   },
   {
     file: 'viewboard.png',

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { buildMcpServer, viewFor, type AnyToolServer } from '../../src/core/tools/registry.js';
 import { VIEW_MIME_TYPE } from '../../src/core/tools/views.js';
+import { UI_EXTENSION_ID } from '../../src/core/tools/result-view.js';
 import { assertSelfContained } from './views.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,11 +45,11 @@ export function hostScript(): Promise<string> {
   return bundled;
 }
 
-/** A client on a server's chosen toolsets, in memory. */
+/** A client on a server's chosen toolsets, in memory, declaring MCP Apps as a host that shows views does. */
 export async function toolsetsClient(server: AnyToolServer, toolsets: string[]): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await buildMcpServer(viewFor(server, { selections: [{ toolsets }] })).connect(serverSide);
-  const client = new Client({ name: 'views-host', version: '1' });
+  const client = new Client({ name: 'views-host', version: '1' }, { capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } } });
   await client.connect(clientSide);
   return client;
 }
