@@ -11,8 +11,8 @@ import { PNG } from 'pngjs';
 import { runOffThread } from '../src/core/tools/off-thread.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { STICKY_COLORS, boardSvg, connectorGeometry, toPictureConnectors, toPictureItems, type PictureInput } from '../src/canvasapi/tasks/board-picture.js';
-import type { RenderedPicture } from '../src/canvasapi/tasks/board-render.js';
-import { BOARD_PICTURE, boundsOf, fitPicture } from '../src/canvasapi/tasks/view-board.js';
+import type { RenderedPicture, RenderInput } from '../src/canvasapi/tasks/board-render.js';
+import { BOARD_PICTURE, boundsOf, drawPicture, fitPicture } from '../src/canvasapi/tasks/view-board.js';
 import { startTestSandbox } from './support/harness.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -68,7 +68,7 @@ describe('ViewBoard picture, pixel by pixel', () => {
       const connectors = toPictureConnectors(await all(sandbox, `/v2/boards/${board.id}/connectors`), items);
       const frame = fitPicture(boundsOf(items));
       const input: PictureInput = { ...frame, items, connectors };
-      const picture = await runOffThread<PictureInput, RenderedPicture>(BOARD_PICTURE, input, new AbortController().signal);
+      const picture = await drawPicture(input, new AbortController().signal);
       assert.equal(picture.width, frame.widthPx);
       assert.equal(picture.height, frame.heightPx);
       assert.ok(Math.max(picture.width, picture.height) <= 1568);
@@ -114,6 +114,23 @@ describe('ViewBoard picture, pixel by pixel', () => {
       assert.ok(connectors.length >= 1);
     });
   }
+
+  it('resvg is compiled by the first step only: later steps get the compiled module, draw the same bytes and hand none back', async () => {
+    const boards = await platform(sandbox, '/v2/boards?limit=50');
+    const board = boards.data.find((b: J) => b.name === 'Payments Architecture');
+    const items = toPictureItems(await all(sandbox, `/v2/boards/${board.id}/items`));
+    const input: PictureInput = { ...fitPicture(boundsOf(items), 400), items, connectors: [] };
+    const signal = new AbortController().signal;
+    const compiling = await runOffThread<RenderInput, RenderedPicture>(BOARD_PICTURE, input, signal);
+    assert.equal(Object.prototype.toString.call(compiling.resvgModule), '[object WebAssembly.Module]', 'a step given no module compiles one and hands it back');
+    const reusing = await runOffThread<RenderInput, RenderedPicture>(BOARD_PICTURE, { ...input, resvgModule: compiling.resvgModule }, signal);
+    assert.equal(reusing.resvgModule, undefined, 'a step given the module compiles nothing');
+    assert.deepEqual(Buffer.from(reusing.png), Buffer.from(compiling.png));
+    // drawPicture keeps the module to itself: its callers see only the picture.
+    const drawn = await drawPicture(input, signal);
+    assert.equal(drawn.resvgModule, undefined);
+    assert.deepEqual(Buffer.from(drawn.png), Buffer.from(compiling.png));
+  });
 
   it('the SVG is deterministic and holds no external reference', async () => {
     const boards = await platform(sandbox, '/v2/boards?limit=50');

@@ -10,16 +10,14 @@ import { WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { walkPages, walkNote, type PagePosition } from '../../core/tools/pager.js';
-import { runOffThread } from '../../core/tools/off-thread.js';
 import { withImage } from '../../core/tools/result-image.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { BOARD_READS, VIEW_LIMITS, VIEW_READS } from '../task-vocabulary.js';
 import { toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
-import type { RenderedPicture } from './board-render.js';
 import { plainText } from './text.js';
-import { BOARD_PICTURE, boundsOf, fitPicture } from './view-board.js';
+import { boundsOf, drawPicture, fitPicture } from './view-board.js';
 
 type Json = Record<string, unknown>;
 type Area = { x0: number; y0: number; x1: number; y1: number };
@@ -165,7 +163,7 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
 
   const fitted = fitPicture(args.area ?? boundsOf(shown), args.max_side ?? VIEW_LIMITS.defaultLongSidePx);
   const input: PictureInput = { ...fitted, items: shown, connectors };
-  const picture = await runOffThread<PictureInput, RenderedPicture>(BOARD_PICTURE, input, signal);
+  const picture = await drawPicture(input, signal);
   const { area, scale } = fitted;
   const round = (n: number) => Math.round(n * 10) / 10;
   const data: Json = {
