@@ -28,6 +28,8 @@ export interface PictureItem {
   fontSize?: number;
   /** The small number drawn on it, when numbered. */
   number?: number;
+  /** A mind-map node's parent node: a line joins them when both are drawn. */
+  parentNode?: string;
 }
 
 export interface PicturePoint {
@@ -114,6 +116,11 @@ function textOf(type: string, data: Json): string {
     case 'document':
     case 'embed':
       return plainText(title || (typeof data.providerName === 'string' ? data.providerName : ''));
+    case 'mindmap_node': {
+      // The node's text sits one level down: data.nodeView.data.content.
+      const view = isRecord(data.nodeView) && isRecord(data.nodeView.data) ? data.nodeView.data : {};
+      return plainText(typeof view.content === 'string' ? view.content : '');
+    }
     default:
       return plainText(content || title);
   }
@@ -161,7 +168,7 @@ export function toPictureItems(records: readonly Json[]): PictureItem[] {
     if (typeof data.shape === 'string') item.shape = data.shape;
     const fill = type === 'card' ? colourOf(style.cardTheme, undefined) : colourOf(style.fillColor, type === 'sticky_note' ? STICKY_COLORS.light_yellow : undefined);
     if (fill) item.fill = fill;
-    const border = colourOf(style.borderColor, undefined);
+    const border = colourOf(style.borderColor ?? style.nodeColor, undefined);
     if (border) item.border = border;
     const borderWidth = num(style.borderWidth);
     if (borderWidth !== undefined) item.borderWidth = borderWidth;
@@ -169,6 +176,8 @@ export function toPictureItems(records: readonly Json[]): PictureItem[] {
     if (textColor) item.textColor = textColor;
     const fontSize = num(style.fontSize);
     if (fontSize) item.fontSize = fontSize;
+    const parentId = isRecord(record.parent) && record.parent.id !== undefined ? String(record.parent.id) : undefined;
+    if (type === 'mindmap_node' && parentId !== undefined && byId.get(parentId)?.type === 'mindmap_node') item.parentNode = parentId;
     items.push(item);
   }
   return items;
@@ -383,7 +392,15 @@ export function boardSvg(input: PictureInput): string {
   // Frames below everything, then the other items in their order, connectors, then numbers on top.
   const frames = input.items.filter((item) => item.type === 'frame');
   const others = input.items.filter((item) => item.type !== 'frame');
-  for (const item of [...frames, ...others]) out.push(itemSvg(item, X(item.x - item.width / 2), Y(item.y - item.height / 2), item.width * scale, item.height * scale, scale));
+  const box = (item: PictureItem) => itemSvg(item, X(item.x - item.width / 2), Y(item.y - item.height / 2), item.width * scale, item.height * scale, scale);
+  for (const item of frames) out.push(box(item));
+  // Mind-map branches under the nodes, so each line ends at its node's edge.
+  const byId = new Map(input.items.map((item) => [item.id, item]));
+  for (const item of others) {
+    const parent = item.parentNode === undefined ? undefined : byId.get(item.parentNode);
+    if (parent) out.push(`<path d="${mindmapBranch(parent, item, X, Y).d}" fill="none" stroke="${BRANCH_INK}" stroke-width="${r2(Math.max(1.5, 2 * scale))}"/>`);
+  }
+  for (const item of others) out.push(box(item));
   for (const connector of input.connectors) out.push(connectorSvg(connector, X, Y, scale));
   for (const item of input.items) {
     if (item.number === undefined) continue;
@@ -444,13 +461,26 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
     }
     case 'mindmap_node': {
       const size = fittedSize(item.text, inner.w, inner.h, fontPx);
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${INK}" stroke-width="1"/>${textBlock(item.text, inner, size, INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${item.border ?? INK}" stroke-width="1.5"/>${textBlock(item.text, inner, size, INK, 'middle')}`;
       break;
     }
     default:
       body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="none" stroke="${PLACEHOLDER_INK}" stroke-width="1"/>${textBlock(item.text, inner, fittedSize(item.text, inner.w, inner.h, undefined), INK, 'middle')}`;
   }
   return `<g${rotate}>${body}</g>`;
+}
+
+const BRANCH_INK = '#4d4d4d';
+
+/** The line from a mind-map node to its child: from the parent's side facing the child to the child's facing side, a gentle S. */
+export function mindmapBranch(parent: PictureItem, child: PictureItem, X: (x: number) => number, Y: (y: number) => number): { d: string; start: PicturePoint; end: PicturePoint } {
+  const horizontal = Math.abs(child.x - parent.x) * parent.height >= Math.abs(child.y - parent.y) * parent.width;
+  const toward = horizontal ? Math.sign(child.x - parent.x) || 1 : Math.sign(child.y - parent.y) || 1;
+  const start = horizontal ? { x: X(parent.x + (toward * parent.width) / 2), y: Y(parent.y) } : { x: X(parent.x), y: Y(parent.y + (toward * parent.height) / 2) };
+  const end = horizontal ? { x: X(child.x - (toward * child.width) / 2), y: Y(child.y) } : { x: X(child.x), y: Y(child.y - (toward * child.height) / 2) };
+  const c1 = horizontal ? { x: (start.x + end.x) / 2, y: start.y } : { x: start.x, y: (start.y + end.y) / 2 };
+  const c2 = horizontal ? { x: (start.x + end.x) / 2, y: end.y } : { x: end.x, y: (start.y + end.y) / 2 };
+  return { d: `M${r2(start.x)},${r2(start.y)}C${r2(c1.x)},${r2(c1.y)} ${r2(c2.x)},${r2(c2.y)} ${r2(end.x)},${r2(end.y)}`, start, end };
 }
 
 const OUTWARD: Record<Side, PicturePoint> = { left: { x: -1, y: 0 }, right: { x: 1, y: 0 }, top: { x: 0, y: -1 }, bottom: { x: 0, y: 1 } };
