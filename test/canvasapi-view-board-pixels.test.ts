@@ -84,7 +84,10 @@ describe('ViewBoard picture, pixel by pixel', () => {
         const spot = at(item.x - item.width * 0.3, item.y);
         const fill = record.type === 'sticky_note' ? STICKY_COLORS[record.style.fillColor] : record.type === 'shape' ? record.style.fillColor : undefined;
         if (!fill) continue;
-        const probe = record.type === 'sticky_note' ? at(item.x - item.width * 0.45, item.y + item.height * 0.45) : record.type === 'shape' && /rhombus|decision|parallelogram|circle/.test(record.data.shape) ? at(item.x - item.width * 0.15, item.y + item.height * 0.1) : spot;
+        // Inside the outline, clear of the text's box (shapeTextBox): below it for diamonds, circles and parallelograms.
+        const below: Record<string, [number, number]> = { rhombus: [0, 0.35], flow_chart_decision: [0, 0.35], circle: [0, 0.4], parallelogram: [0.1, 0.44], flow_chart_input_output: [0.1, 0.44] };
+        const offset = record.type === 'shape' ? below[record.data.shape] : undefined;
+        const probe = record.type === 'sticky_note' ? at(item.x - item.width * 0.45, item.y + item.height * 0.45) : offset ? at(item.x + item.width * offset[0], item.y + item.height * offset[1]) : spot;
         assert.ok(near(pixel(png, probe.x, probe.y), hex(fill)), `${record.type} ${record.id} (${record.data.shape ?? record.style.fillColor}) at ${Math.round(probe.x)},${Math.round(probe.y)}: ${pixel(png, probe.x, probe.y)} is not ${fill}`);
         checked++;
       }

@@ -15,7 +15,7 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { BOARD_READS, VIEW_LIMITS, VIEW_READS } from '../task-vocabulary.js';
-import { toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
+import { drawableText, toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
 import { plainText } from './text.js';
 import { boundsOf, drawPicture, fitPicture } from './view-board.js';
 
@@ -138,13 +138,17 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
   const shownIds = new Set(shown.map((item) => item.id));
   shown = toPictureItems([...parents, ...styled]).filter((item) => shownIds.has(item.id));
   let grey = 0;
+  let lossy = 0;
   for (const item of shown) {
-    item.text = item.text.slice(0, DRAWN_TEXT_CHARS);
+    const drawable = drawableText(item.text);
+    if (drawable.replace(/\s/g, '') !== item.text.replace(/\s/g, '')) lossy++;
+    item.text = drawable.slice(0, DRAWN_TEXT_CHARS);
     if (item.type in STYLE_PATH && !styles.has(item.id)) {
       grey++;
       if (item.type !== 'text') item.fill = NEUTRAL;
     }
   }
+  if (lossy > 0) notes.push(`text: ${lossy} items hold characters the picture's font cannot draw (emoji, some scripts), left out of the picture; CanvasApi.ReadBoard gives their text`);
   if (grey > 0) notes.push(`colours: ${grey} items are drawn grey (their style was not read: at most ${VIEW_READS.styleReads} style reads a call); narrow the picture to see their colours`);
 
   // Connectors between the items shown.
