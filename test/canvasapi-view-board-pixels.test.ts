@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import { runOffThread } from '../src/core/tools/off-thread.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { STICKY_COLORS, boardSvg, connectorGeometry, mindmapBranch, toPictureConnectors, toPictureItems, type PictureInput } from '../src/canvasapi/tasks/board-picture.js';
+import { STICKY_COLORS, boardSvg, connectorGeometry, mindmapBranch, textWidthEm, toPictureConnectors, toPictureItems, type PictureInput } from '../src/canvasapi/tasks/board-picture.js';
 import { plainText } from '../src/canvasapi/tasks/text.js';
 import type { RenderedPicture, RenderInput } from '../src/canvasapi/tasks/board-render.js';
 import { BOARD_PICTURE, boundsOf, drawPicture, fitPicture } from '../src/canvasapi/tasks/view-board.js';
@@ -43,8 +43,9 @@ async function withStyles(sandbox: RunningSandbox, boardId: string, records: J[]
 
 const hex = (c: string) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
 
+/** The pixel a picture point falls in: pixel (i, j) covers [i, i+1) x [j, j+1). */
 function pixel(png: PNG, x: number, y: number): number[] {
-  const i = (Math.round(y) * png.width + Math.round(x)) * 4;
+  const i = (Math.floor(y) * png.width + Math.floor(x)) * 4;
   return [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
 }
 
@@ -78,6 +79,8 @@ describe('ViewBoard picture, pixel by pixel', () => {
       const at = (bx: number, by: number) => ({ x: (bx - frame.area.x0) * frame.scale, y: (by - frame.area.y0) * frame.scale });
 
       let checked = 0;
+      let heads = 0;
+      let curved = 0;
       for (const record of records) {
         const item = items.find((i) => i.id === String(record.id))!;
         // A spot between the centre and the left edge: clear of centred text, inside every shape kind drawn here.
@@ -93,29 +96,60 @@ describe('ViewBoard picture, pixel by pixel', () => {
       }
       assert.ok(checked >= 3, `checked ${checked} fills`);
 
-      // Ink: within a few pixels of each connector's middle, some pixel is dark (the line or its caption).
+      // Ink along each connector (straight and elbowed: the middle of the longest run; curved: points
+      // of the Bézier), its caption's text, and a filled head at each capped end.
       const X = (bx: number) => at(bx, 0).x;
       const Y = (by: number) => at(0, by).y;
+      const dark = (x: number, y: number) => pixel(png, x, y).every((v) => v < 120);
+      const darkWithin = (x: number, y: number, reach: number) => {
+        for (let dx = -reach; dx <= reach; dx++) for (let dy = -reach; dy <= reach; dy++) if (dark(x + dx, y + dy)) return true;
+        return false;
+      };
       for (const connector of connectors) {
-        const { points } = connectorGeometry(connector, X, Y);
-        // The middle of the path's longest straight run between its points (elbows), else of the chord.
-        let best = { x: (points[0]!.x + points.at(-1)!.x) / 2, y: (points[0]!.y + points.at(-1)!.y) / 2 };
-        if (connector.shape !== 'curved') {
+        const { points, mid } = connectorGeometry(connector, X, Y);
+        // The caption's box (at most 14 px text): the line under it is veiled, its text is ink.
+        const captionHalf = connector.caption ? { w: (textWidthEm(connector.caption) * 14 + 6) / 2, h: 10 } : undefined;
+        const underCaption = (p: { x: number; y: number }) => captionHalf !== undefined && Math.abs(p.x - mid.x) <= captionHalf.w + 2 && Math.abs(p.y - mid.y) <= captionHalf.h + 2;
+        const samples: { x: number; y: number }[] = [];
+        if (connector.shape === 'curved') {
+          const [a, c1, c2, b] = points as [{ x: number; y: number }, { x: number; y: number }, { x: number; y: number }, { x: number; y: number }];
+          const bezier = (t: number) => {
+            const u = 1 - t;
+            return { x: u * u * u * a.x + 3 * u * u * t * c1.x + 3 * u * t * t * c2.x + t * t * t * b.x, y: u * u * u * a.y + 3 * u * u * t * c1.y + 3 * u * t * t * c2.y + t * t * t * b.y };
+          };
+          for (const t of [0.15, 0.3, 0.5, 0.7, 0.85]) samples.push(bezier(t));
+        } else {
           let longest = -1;
           for (let i = 1; i < points.length; i++) {
             const length = Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
             if (length > longest) {
               longest = length;
-              best = { x: (points[i]!.x + points[i - 1]!.x) / 2, y: (points[i]!.y + points[i - 1]!.y) / 2 };
+              samples[0] = { x: (points[i]!.x + points[i - 1]!.x) / 2, y: (points[i]!.y + points[i - 1]!.y) / 2 };
             }
           }
         }
-        let inked = false;
-        for (let dx = -3; dx <= 3 && !inked; dx++) for (let dy = -3; dy <= 3 && !inked; dy++) inked = pixel(png, best.x + dx, best.y + dy).every((v) => v < 120);
-        if (connector.shape === 'curved') inked ||= true; // the chord's middle is off a curve: checked below through the SVG
-        assert.ok(inked, `connector ${connector.id} (${connector.shape}) has no ink near ${Math.round(best.x)},${Math.round(best.y)}`);
+        const onLine = samples.filter((p) => !underCaption(p));
+        assert.ok(onLine.length >= (connector.shape === 'curved' ? 3 : 0), `connector ${connector.id}: too few points clear of its caption`);
+        for (const p of onLine) assert.ok(darkWithin(p.x, p.y, 2), `connector ${connector.id} (${connector.shape}) has no ink near ${Math.round(p.x)},${Math.round(p.y)}`);
+        if (captionHalf) {
+          let ink = 0;
+          for (let x = Math.round(mid.x - captionHalf.w); x <= mid.x + captionHalf.w; x++) for (let y = Math.round(mid.y - captionHalf.h); y <= mid.y + captionHalf.h; y++) if (dark(x, y)) ink++;
+          assert.ok(ink >= 8, `connector ${connector.id}: caption "${connector.caption}" has ${ink} inked pixels`);
+        }
+        // A head (at least 10 px long): 5 px back from the tip, ink 1.8 px either side of the line's axis, where a 1.5-2 px line alone leaves none.
+        const ends: [string, { x: number; y: number }, { x: number; y: number }][] = [[connector.endCap, points.at(-1)!, points.at(-2)!], [connector.startCap, points[0]!, points[1]!]];
+        for (const [cap, tip, from] of ends) {
+          if (cap === 'none') continue;
+          const length = Math.hypot(tip.x - from.x, tip.y - from.y);
+          const u = { x: (tip.x - from.x) / length, y: (tip.y - from.y) / length };
+          const back = { x: tip.x - 5 * u.x, y: tip.y - 5 * u.y };
+          for (const side of [1.8, -1.8]) assert.ok(dark(back.x - side * u.y, back.y + side * u.x), `connector ${connector.id} (${connector.shape}): no ${cap} head at ${Math.round(tip.x)},${Math.round(tip.y)}`);
+          heads++;
+        }
+        if (connector.shape === 'curved') curved++;
       }
-      assert.ok(connectors.length >= 1);
+      assert.ok(connectors.length >= 1 && heads >= 1);
+      if (name === 'Q3 Launch Plan') assert.ok(curved >= 1, 'a curved connector was checked');
     });
   }
 

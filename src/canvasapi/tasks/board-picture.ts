@@ -615,7 +615,7 @@ function arrowHead(tip: PicturePoint, from: PicturePoint, size: number, colour: 
 function connectorSvg(c: PictureConnector, X: (x: number) => number, Y: (y: number) => number, scale: number): string {
   const { d, mid, points } = connectorGeometry(c, X, Y);
   const width = Math.max(1.5, c.width * scale);
-  const head = Math.max(8, 14 * scale);
+  const head = Math.max(10, 14 * scale);
   const parts = [`<path d="${d}" fill="none" stroke="${c.color}" stroke-width="${r2(width)}"/>`];
   if (c.endCap !== 'none') parts.push(arrowHead(points[points.length - 1]!, points[points.length - 2]!, head, c.color));
   if (c.startCap !== 'none') parts.push(arrowHead(points[0]!, points[1]!, head, c.color));
