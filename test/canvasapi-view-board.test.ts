@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { VIEW_LIMITS, VIEW_READS, viewBoardBudget } from '../src/canvasapi/task-vocabulary.js';
-import { callRecorded, callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { callRecorded, callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { executeTool, viewFor } from '../src/core/tools/registry.js';
 import { FAKE_LAYOUT, startFakeBoard, type FakeBoard } from './support/fake-board.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -94,6 +95,23 @@ describe('CanvasApi.ViewBoard on the sandbox', () => {
     assert.ok((data as J).partial.some((note: string) => note.startsWith(`mind map: ${count} nodes are not drawn`)), JSON.stringify((data as J).partial));
     assert.equal(sent.filter((r) => r.path.includes('/mindmap_nodes')).length, 1);
     assert.ok(sent.length <= viewBoardBudget({}).requests);
+  });
+
+  it('meta mode: CallReadOnlyTool and CallTool pass the picture through as the same image block', async () => {
+    const board = boardNamed('Payments Architecture');
+    const args = { board_id: board, max_side: 400 };
+    const direct = pictureOf((await callTool(server, 'CanvasApi.ViewBoard', args)).raw);
+    const view = viewFor(server, { selections: [{ profile: 'meta' }] });
+    for (const name of ['CanvasApi.CallReadOnlyTool', 'CanvasApi.CallTool']) {
+      const meta = view.exposed.find((tool) => tool.name === name)!;
+      const raw = await executeTool(server, meta, { name: 'CanvasApi.ViewBoard', arguments: args }, new AbortController().signal);
+      const outcome = outcomeOf(raw);
+      assert.equal(outcome.isError, false, JSON.stringify(outcome.data));
+      const png = pictureOf(raw);
+      assert.deepEqual([png.width, png.height], sizeOf(outcome.data as J));
+      assert.deepEqual(png.data, direct.data, `${name}: the same picture`);
+      assert.equal(JSON.stringify(raw.structuredContent).includes((raw.content[1] as J).data.slice(0, 40)), false, 'not in structuredContent');
+    }
   });
 
   it('item_ids and an area narrow too; two ways at once are refused before anything is sent', async () => {
