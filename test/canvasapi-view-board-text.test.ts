@@ -1,19 +1,15 @@
 /**
  * ViewBoard's text (issue 33): widths measured with DejaVu Sans's own advances (the table is
  * checked against the font file, and against the ink resvg draws), lines broken between words,
- * readable sizes, and characters the font lacks (emoji) left out and said to be.
+ * readable sizes, and characters the font lacks (emoji) left out.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import { boardSvg, drawableText, fittedSize, fontDraws, textWidthEm, wrapText, type PictureInput, type PictureItem } from '../src/canvasapi/tasks/board-picture.js';
 import { drawPicture } from '../src/canvasapi/tasks/view-board.js';
-import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
-
-type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/generate-dejavu-metrics.mjs', import.meta.url));
 
@@ -97,33 +93,5 @@ describe('ViewBoard text', () => {
     const svg = boardSvg({ area: { x0: 0, y0: 0, x1: 200, y1: 200 }, widthPx: 200, heightPx: 200, items: [item], connectors: [] });
     assert.match(svg, />Launch</);
     assert.doesNotMatch(svg, /🚀/u);
-  });
-});
-
-describe('ViewBoard text on the sandbox', () => {
-  let sandbox: RunningSandbox;
-  before(async () => {
-    sandbox = await startTestSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
-
-  it('the answer says how many items lost characters the font cannot draw', async () => {
-    const response = await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
-    const board = ((await response.json()) as J).data.find((b: J) => b.name === 'Q3 Launch Plan').id as string;
-    // Count, from the platform's items, those whose text holds a character outside the font.
-    const items: J[] = [];
-    let cursor = '';
-    do {
-      const page = (await (await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards/${board}/items?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } })).json()) as J;
-      items.push(...page.data);
-      cursor = page.cursor ?? '';
-    } while (cursor);
-    const lacking = items.filter((item) => [...JSON.stringify(item.data ?? {})].some((char) => !fontDraws(char.codePointAt(0)!))).length;
-    assert.ok(lacking >= 1, 'the demo board has an emoji');
-    const { isError, data } = await callTool(canvasApiServerFor(sandbox.canvasapi), 'CanvasApi.ViewBoard', { board_id: board });
-    assert.equal(isError, false, JSON.stringify(data));
-    assert.ok((data as J).partial.some((note: string) => note.startsWith(`text: ${lacking} items hold characters the picture's font cannot draw`)), JSON.stringify((data as J).partial));
   });
 });

@@ -138,17 +138,14 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
   const shownIds = new Set(shown.map((item) => item.id));
   shown = toPictureItems([...parents, ...styled]).filter((item) => shownIds.has(item.id));
   let grey = 0;
-  let lossy = 0;
   for (const item of shown) {
-    const drawable = drawableText(item.text);
-    if (drawable.replace(/\s/g, '') !== item.text.replace(/\s/g, '')) lossy++;
-    item.text = drawable.slice(0, DRAWN_TEXT_CHARS);
+    // Characters the font lacks are left out (no empty boxes); not counted in `partial`, whose lines platform text must never change.
+    item.text = drawableText(item.text).slice(0, DRAWN_TEXT_CHARS);
     if (item.type in STYLE_PATH && !styles.has(item.id)) {
       grey++;
       if (item.type !== 'text') item.fill = NEUTRAL;
     }
   }
-  if (lossy > 0) notes.push(`text: ${lossy} items hold characters the picture's font cannot draw (emoji, some scripts), left out of the picture; CanvasApi.ReadBoard gives their text`);
   if (grey > 0) notes.push(`colours: ${grey} items are drawn grey (their style was not read: at most ${VIEW_READS.styleReads} style reads a call); narrow the picture to see their colours`);
 
   // Connectors between the items shown.
