@@ -189,11 +189,12 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
 type BoardGet = (path: string, query: Record<string, QueryValue>, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string) => Promise<unknown>;
 
 /** A cursor-paged list, `pages` pages at most, stopping once it holds more than `limit` records. */
-async function readList(get: BoardGet, signal: AbortSignal, path: string, query: Record<string, QueryValue>, pages: number, limit?: number): Promise<{ records: Json[]; total?: number; more: boolean; pages: number; note?: string }> {
+async function readList(get: BoardGet, signal: AbortSignal, path: string, query: Record<string, QueryValue>, pages: number, limit?: number, start?: PagePosition): Promise<{ records: Json[]; total?: number; more: boolean; pages: number; next?: PagePosition; note?: string }> {
   const records: Json[] = [];
   let total: number | undefined;
   const walk = await walkPages<Json>({
     signal,
+    ...(start ? { start } : {}),
     maxPages: pages,
     pageSize: BOARD_READS.pageSize,
     fetchPage: async (at: PagePosition | undefined, pageSignal: AbortSignal) => {
@@ -211,13 +212,14 @@ async function readList(get: BoardGet, signal: AbortSignal, path: string, query:
   });
   const more = !walk.complete && walk.stop !== 'enough';
   const note = more ? walkNote(walk, path.endsWith('connectors') ? 'connectors' : 'items', signal) : undefined;
-  return { records, ...(total !== undefined ? { total } : {}), more, pages: walk.pages, ...(note ? { note } : {}) };
+  return { records, ...(total !== undefined ? { total } : {}), more, pages: walk.pages, ...(walk.next ? { next: walk.next } : {}), ...(note ? { note } : {}) };
 }
 
 /**
  * The items an area may hold. The platform cannot filter items by place: the board's first pages
- * are read; when the board has more, the children of the frames overlapping the area are read too
- * (by parent_item_id), all within VIEW_READS.areaItemPages pages; `notes` says what was not covered.
+ * are read; when the board has more, the children of the frames overlapping the area (by
+ * parent_item_id), then more of the board's pages, all within VIEW_READS.areaItemPages pages;
+ * `notes` says what was not covered.
  */
 async function itemsOfArea(get: BoardGet, signal: AbortSignal, area: Area, frames: readonly Json[], notes: string[]): Promise<Json[]> {
   const loose = await readList(get, signal, ITEMS_PATH, {}, VIEW_READS.areaLoosePages);
@@ -237,13 +239,23 @@ async function itemsOfArea(get: BoardGet, signal: AbortSignal, area: Area, frame
     if (children.more) cut++;
     for (const child of children.records) records.set(String(child.id), child);
   }
-  const uncovered = [
-    `the board has more than ${loose.records.length} items and the platform cannot list them by place, so an area shows the first ${loose.records.length} and the children of the frames overlapping it; items outside frames past those are missing`,
+  // The pages left go on through the board's list, where the first pages stopped.
+  let looked = loose.records.length;
+  let rest: Awaited<ReturnType<typeof readList>> | undefined;
+  if (pagesLeft > 0 && loose.next) {
+    rest = await readList(get, signal, ITEMS_PATH, {}, pagesLeft, undefined, loose.next);
+    looked += rest.records.length;
+    for (const record of rest.records) records.set(String(record.id), record);
+  }
+  const unread = [
     ...(overlapping.length > framesRead ? [`${overlapping.length - framesRead} of the ${overlapping.length} frames overlapping the area were not read (page limit)`] : []),
     ...(cut > 0 ? [`${cut} frames' children were read in part`] : []),
     ...(frames.length >= VIEW_READS.framePages * BOARD_READS.pageSize ? [`only the first ${frames.length} frames were looked at`] : []),
   ];
-  notes.push(`area: ${uncovered.join('; ')}; a smaller area, a frame (frame_id) or item_ids show all they hold`);
+  // The whole list read after all: every item was looked at, frames' children included.
+  if (rest && !rest.more) return [...records.values()];
+  if (rest === undefined || rest.more) unread.unshift(`the board has more than ${looked} items and the platform cannot list them by place, so an area shows those among the first ${looked} and the children of the frames overlapping it; items outside frames past those are missing`);
+  if (unread.length > 0) notes.push(`area: ${unread.join('; ')}; a smaller area, a frame (frame_id) or item_ids show all they hold`);
   return [...records.values()];
 }
 
