@@ -238,9 +238,10 @@ addServerFlags(
     .description("run one tool and print its result as JSON, e.g. toolservers call ListIncidents '{\"status\":\"triggered\"}' --sandbox")
     .argument('<tool>', 'tool name in any style, e.g. WhoAmI, IncidentOps.WhoAmI or CanvasApi_GetAccessTokenInfo (`toolservers tools` lists them)')
     .argument('[arguments]', 'JSON object with the arguments', '{}')
-    .option('--sandbox', 'run against the built-in sandbox (no account needed)'),
+    .option('--sandbox', 'run against the built-in sandbox (no account needed)')
+    .option('--image-out <file>', 'write the picture a tool returns (CanvasApi.ViewBoard) to this PNG file'),
   allServerFlags(),
-).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean }) => {
+).action(async (toolName: string, json: string, flags: ServerSettingsInput & { sandbox?: boolean; imageOut?: string }) => {
   let args: unknown;
   try {
     args = JSON.parse(json);
@@ -261,9 +262,30 @@ addServerFlags(
   const result = await registry.executeTool(server, tool, args, new AbortController().signal);
   const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
   process.stdout.write(JSON.stringify(result.structuredContent ?? JSON.parse(text || '{}'), null, 2) + '\n');
+  // Pictures are not JSON: written to a file when asked, else one line on stderr each (stdout stays the result's JSON).
+  for (const line of await reportImages(result.content, flags.imageOut)) process.stderr.write(`${line}\n`);
   await sandbox?.close();
   process.exitCode = result.isError ? 1 : 0;
 });
+
+/** What `call` says of a result's images: the first written to `imageOut` when given; each one's type and size. */
+async function reportImages(content: readonly { type: string; data?: unknown; mimeType?: unknown }[], imageOut: string | undefined): Promise<string[]> {
+  const lines: string[] = [];
+  const images = content.filter((block) => block.type === 'image' && typeof block.data === 'string');
+  for (const [index, image] of images.entries()) {
+    const bytes = Buffer.from(image.data as string, 'base64');
+    // A PNG's width and height are the IHDR chunk's first 8 bytes, after the 8-byte signature and the chunk's length and type.
+    const isPng = bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.toString('latin1', 12, 16) === 'IHDR';
+    const size = `${isPng ? `${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)} px, ` : ''}${bytes.length.toLocaleString('en-US')} bytes`;
+    const what = `${printable(String(image.mimeType ?? 'image'))}, ${size}`;
+    if (imageOut && index === 0) {
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(imageOut, bytes);
+      lines.push(`The result holds an image (${what}): written to ${printable(imageOut)}.`);
+    } else lines.push(`The result holds an image (${what}), not printed${imageOut ? '' : ': --image-out <file> writes it to a file'}.`);
+  }
+  return lines;
+}
 
 /** Why `call` cannot run a name, in a shell's words: the nearest names, spelt as typed, and the command that lists them. */
 function unknownToolText(name: string, servers: readonly AnyToolServer[]): string {

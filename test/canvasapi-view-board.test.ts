@@ -9,8 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { VIEW_LIMITS, VIEW_READS, viewBoardBudget } from '../src/canvasapi/task-vocabulary.js';
-import { callRecorded, callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
-import { startFakeBoard, type FakeBoard } from './support/fake-board.js';
+import { callRecorded, callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { executeTool, viewFor } from '../src/core/tools/registry.js';
+import { FAKE_LAYOUT, startFakeBoard, type FakeBoard } from './support/fake-board.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -84,6 +85,35 @@ describe('CanvasApi.ViewBoard on the sandbox', () => {
     assert.equal((byTitle.data as J).area.split(' → ')[0], ((await callTool(server, 'CanvasApi.ViewBoard', { board_id: board, frame_id: frameId })).data as J).area.split(' → ')[0]);
   });
 
+  it('mind-map nodes the platform gives no place for are counted in partial, not drawn', async () => {
+    const board = boardNamed('Q3 Launch Plan');
+    const nodes = await fetch(`${sandbox.canvasapi.baseUrl}/v2-experimental/boards/${board}/mindmap_nodes?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
+    const count = ((await nodes.json()) as J).data.length as number;
+    assert.ok(count > 0);
+    const { isError, data, sent } = await callRecorded(sandbox, server, 'CanvasApi.ViewBoard', { board_id: board });
+    assert.equal(isError, false, JSON.stringify(data));
+    assert.ok((data as J).partial.some((note: string) => note.startsWith(`mind map: ${count} nodes are not drawn`)), JSON.stringify((data as J).partial));
+    assert.equal(sent.filter((r) => r.path.includes('/mindmap_nodes')).length, 1);
+    assert.ok(sent.length <= viewBoardBudget({}).requests);
+  });
+
+  it('meta mode: CallReadOnlyTool and CallTool pass the picture through as the same image block', async () => {
+    const board = boardNamed('Payments Architecture');
+    const args = { board_id: board, max_side: 400 };
+    const direct = pictureOf((await callTool(server, 'CanvasApi.ViewBoard', args)).raw);
+    const view = viewFor(server, { selections: [{ profile: 'meta' }] });
+    for (const name of ['CanvasApi.CallReadOnlyTool', 'CanvasApi.CallTool']) {
+      const meta = view.exposed.find((tool) => tool.name === name)!;
+      const raw = await executeTool(server, meta, { name: 'CanvasApi.ViewBoard', arguments: args }, new AbortController().signal);
+      const outcome = outcomeOf(raw);
+      assert.equal(outcome.isError, false, JSON.stringify(outcome.data));
+      const png = pictureOf(raw);
+      assert.deepEqual([png.width, png.height], sizeOf(outcome.data as J));
+      assert.deepEqual(png.data, direct.data, `${name}: the same picture`);
+      assert.equal(JSON.stringify(raw.structuredContent).includes((raw.content[1] as J).data.slice(0, 40)), false, 'not in structuredContent');
+    }
+  });
+
   it('item_ids and an area narrow too; two ways at once are refused before anything is sent', async () => {
     const board = boardNamed('Payments Architecture');
     const whole = (await callTool(server, 'CanvasApi.ViewBoard', { board_id: board, number_items: true })).data as J;
@@ -138,5 +168,75 @@ describe('CanvasApi.ViewBoard on a 5,000-item board', () => {
     assert.equal(styleReads, VIEW_READS.styleReads);
     assert.ok(d.partial.some((note: string) => note.startsWith(`colours: ${499 - VIEW_READS.styleReads} items are drawn grey`)), JSON.stringify(d.partial));
     assert.ok(board.requests.length <= viewBoardBudget(args).requests, `${board.requests.length} requests`);
+  });
+});
+
+describe('CanvasApi.ViewBoard: an area on a 5,000-item board of frames', () => {
+  let board: FakeBoard;
+  const every = 500;
+  before(async () => {
+    board = await startFakeBoard({ items: 5_000, frameEvery: every, connectors: 3_000, framedLayout: true });
+  });
+  after(async () => {
+    await board.close();
+  });
+  const L = FAKE_LAYOUT;
+  const frameIndex = 8;
+  const frameId = String(3458764500000000000n + BigInt(frameIndex * every));
+
+  it('found through the frames overlapping it (children by parent_item_id), past the first pages; partial says what was not covered', async () => {
+    board.requests.length = 0;
+    // The top-left quarter of frame 8, whose children (items 4,001-4,499) are far past the first pages.
+    const left = frameIndex * L.FRAME_PITCH - L.FRAME_SIDE / 2;
+    const top = -L.FRAME_SIDE / 2;
+    const area = { x0: left, y0: top, x1: left + L.FRAME_SIDE / 2, y1: top + L.FRAME_SIDE / 2 };
+    // Expected: the frame and each child whose box meets the area, from the layout's own numbers.
+    let expected = 1;
+    for (let slot = 0; slot < every - 1; slot++) {
+      const cx = left + 100 + (slot % L.CHILDREN_PER_ROW) * L.CHILD_PITCH;
+      const cy = top + 100 + Math.floor(slot / L.CHILDREN_PER_ROW) * L.CHILD_PITCH;
+      if (cx - L.CHILD_SIDE / 2 <= area.x1 && cy - L.CHILD_SIDE / 2 <= area.y1) expected++;
+    }
+    const args = { board_id: board.boardId, area };
+    const { isError, data, raw } = await callTool(canvasApiServerFor(board), 'CanvasApi.ViewBoard', args);
+    assert.equal(isError, false, JSON.stringify(data));
+    const d = data as J;
+    assert.equal(d.items, expected);
+    const png = pictureOf(raw);
+    assert.deepEqual([png.width, png.height], sizeOf(d));
+    const childReads = board.requests.filter((r) => r.path.endsWith('/items') && r.query.get('parent_item_id'));
+    assert.ok(childReads.length > 0 && childReads.every((r) => r.query.get('parent_item_id') === frameId), 'only the overlapping frame\'s children are read');
+    // The first pages, the frame's children, then the pages left further through the board's list.
+    const loosePages = board.requests.filter((r) => r.path.endsWith('/items') && !r.query.get('parent_item_id') && !r.query.get('type'));
+    assert.equal(loosePages.length + childReads.length, VIEW_READS.areaItemPages);
+    const looked = loosePages.length * 50;
+    assert.ok(d.partial.some((note: string) => note.startsWith(`area: the board has more than ${looked} items`) && note.includes('children of the frames overlapping it')), JSON.stringify(d.partial));
+    assert.ok(board.requests.length <= viewBoardBudget(args).requests, `${board.requests.length} requests`);
+  });
+
+  it('an area over too many frames\' items is refused, naming how to narrow, with no picture', async () => {
+    const area = { x0: 0, y0: -1250, x1: 3 * L.FRAME_PITCH, y1: 1250 };
+    const { isError, data, raw } = await callTool(canvasApiServerFor(board), 'CanvasApi.ViewBoard', { board_id: board.boardId, area });
+    assert.equal(isError, true);
+    assert.equal((data as J).kind, 'invalid_input');
+    assert.equal(raw.content.length, 1);
+  });
+});
+
+describe('CanvasApi.ViewBoard: an area on a board of 1,500 items outside frames', () => {
+  it('the board is read on past the first pages within the area\'s pages: all looked at, nothing said missing', async () => {
+    const board = await startFakeBoard({ items: 1_500 });
+    try {
+      const args = { board_id: board.boardId, area: { x0: 5_000, y0: 5_000, x1: 6_000, y1: 6_000 } };
+      const { isError, data } = await callTool(canvasApiServerFor(board), 'CanvasApi.ViewBoard', args);
+      assert.equal(isError, false, JSON.stringify(data));
+      assert.equal((data as J).items, 0);
+      assert.equal((data as J).partial, undefined);
+      const itemPages = board.requests.filter((r) => r.path.endsWith('/items') && !r.query.get('type'));
+      assert.equal(itemPages.length, 30, '1,500 items in pages of 50');
+      assert.ok(board.requests.length <= viewBoardBudget(args).requests);
+    } finally {
+      await board.close();
+    }
   });
 });

@@ -288,6 +288,27 @@ describe('words for a shell', () => {
     assert.ok((JSON.parse(result.stdout) as { user?: unknown }).user);
   });
 
+  it('call: a picture is written with --image-out, else one line on stderr says it came and its size; stdout stays the JSON', () => {
+    const env = freshEnv();
+    const boards = JSON.parse(run(['call', 'CanvasApi.RetrieveUserBoards', '{}', '--sandbox'], env).stdout) as { data: { id: string; name: string }[] };
+    const board = boards.data.find((b) => b.name === 'Payments Architecture')!.id;
+    const args = JSON.stringify({ board_id: board, max_side: 300 });
+    const said = run(['call', 'CanvasApi.ViewBoard', args, '--sandbox'], env);
+    assert.equal(said.status, 0, said.stderr);
+    const data = JSON.parse(said.stdout) as { size_px: string };
+    const lines = said.stderr.trim().split('\n').filter((line) => line.includes('image'));
+    assert.equal(lines.length, 1, said.stderr);
+    assert.match(lines[0]!, new RegExp(`^The result holds an image \\(image/png, ${data.size_px} px, [\\d,]+ bytes\\), not printed: --image-out <file> writes it to a file\\.$`));
+    const file = path.join(env.HOME!, 'board.png');
+    const written = run(['call', 'CanvasApi.ViewBoard', args, '--sandbox', '--image-out', file], env);
+    assert.equal(written.status, 0, written.stderr);
+    assert.equal((JSON.parse(written.stdout) as { size_px: string }).size_px, data.size_px);
+    const png = readFileSync(file);
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(`${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`, data.size_px);
+    assert.match(written.stderr, new RegExp(`image/png, ${data.size_px} px, ${png.length.toLocaleString('en-US')} bytes\\): written to `));
+  });
+
   it('call without a token: exit code 1, says how to sign in or add --sandbox to the command; auth status asks no one to call a tool again', () => {
     const env = freshEnv();
     const result = run(['call', 'WhoAmI'], env);

@@ -133,9 +133,13 @@ export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; ke
  */
 export const VIEW_LIMITS = { maxItems: 600, itemIds: 100, defaultLongSidePx: 1568, minLongSidePx: 256, maxLongSidePx: 2048 } as const;
 export const VIEW_READS = {
-  /** Item pages of 50: a whole board or a frame stops at maxItems (one page more says so); an area is looked for among 2,000 items. */
+  /** Item pages of 50: a whole board or a frame stops at maxItems (one page more says so). */
   itemPages: Math.ceil(VIEW_LIMITS.maxItems / BOARD_READS.pageSize) + 1,
+  /** An area: item pages in all; the board's first `areaLoosePages`, then the children of the frames overlapping it. */
   areaItemPages: 40,
+  areaLoosePages: 20,
+  /** Mind-map nodes (experimental endpoint): one page. */
+  mindmapPages: 1,
   /** Frames listed (`type=frame`) to place children and to find a frame by title: 100. */
   framePages: 2,
   /** Connectors of the board looked through for those between the items shown: 1,000. */
@@ -149,9 +153,9 @@ interface ViewBoardReadArgs {
   area?: unknown;
 }
 
-/** ViewBoard's budget: the sum of its reads (the frame, or the frames list; the items; connectors; styles). */
+/** ViewBoard's budget: the sum of its reads (the frame, or the frames list; the items and mind-map nodes; connectors; styles). */
 export function viewBoardBudget(args: ViewBoardReadArgs): { requests: number } {
   const r = VIEW_READS;
-  const items = args.item_ids ? args.item_ids.length : args.area ? r.areaItemPages : r.itemPages;
+  const items = args.item_ids ? args.item_ids.length : args.area ? r.areaItemPages + r.mindmapPages : r.itemPages + (args.frame_id ? 0 : r.mindmapPages);
   return { requests: (args.frame_id ? 1 : 0) + r.framePages + items + r.connectorPages + r.styleReads };
 }

@@ -25,7 +25,16 @@ export interface FakeBoardOptions {
   itemsPerTag?: number;
   connectors?: number;
   paging?: Paging;
+  /**
+   * Frames apart in a row (frame k centred at k × FRAME_PITCH, 0; FRAME_SIDE square) and each
+   * item after a frame its child, in a grid from the frame's top-left (`parent`, `parent_top_left`);
+   * by default every item sits near the centre, none a child.
+   */
+  framedLayout?: boolean;
 }
+
+/** framedLayout: frame k's centre is at (k × FRAME_PITCH, 0); children are CHILD_SIDE squares, CHILDREN_PER_ROW a row. */
+export const FAKE_LAYOUT = { FRAME_PITCH: 3000, FRAME_SIDE: 2500, CHILD_SIDE: 100, CHILD_PITCH: 105, CHILDREN_PER_ROW: 23 } as const;
 
 export interface FakeBoardRequest {
   method: string;
@@ -57,6 +66,19 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
   const filler = 'a long note about the pricing workshop and what people said about it; '.repeat(Math.ceil(textChars / 70) + 1);
   const frameTitle = (index: number) => (options.frameTitleChars ? `Frame ${index} ${'€'.repeat(options.frameTitleChars)}`.slice(0, options.frameTitleChars) : `Frame ${index}`);
   const typeOf = (index: number) => (options.frameEvery && index % options.frameEvery === 0 ? 'frame' : 'sticky_note');
+  const every = options.frameEvery ?? 0;
+  const place = (index: number, type: string) => {
+    const L = FAKE_LAYOUT;
+    if (!options.framedLayout || every === 0) return { position: { x: index % 100, y: Math.floor(index / 100), origin: 'center', relativeTo: 'canvas_center' }, geometry: { width: 200, height: 200 } };
+    if (type === 'frame') return { position: { x: (index / every) * L.FRAME_PITCH, y: 0, origin: 'center', relativeTo: 'canvas_center' }, geometry: { width: L.FRAME_SIDE, height: L.FRAME_SIDE } };
+    const frame = index - (index % every);
+    const slot = index - frame - 1;
+    return {
+      position: { x: 100 + (slot % L.CHILDREN_PER_ROW) * L.CHILD_PITCH, y: 100 + Math.floor(slot / L.CHILDREN_PER_ROW) * L.CHILD_PITCH, origin: 'center', relativeTo: 'parent_top_left' },
+      geometry: { width: L.CHILD_SIDE, height: L.CHILD_SIDE },
+      parent: { id: itemId(frame) },
+    };
+  };
   const item = (index: number) => {
     const type = typeOf(index);
     const text = `Note ${index}: ${filler}`.slice(0, textChars);
@@ -64,8 +86,7 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
       id: itemId(index),
       type,
       data: type === 'frame' ? { title: frameTitle(index), format: 'custom', type: 'freeform' } : { content: `<p>${text}</p>`, shape: 'square' },
-      position: { x: index % 100, y: Math.floor(index / 100), origin: 'center', relativeTo: 'canvas_center' },
-      geometry: { width: 200, height: 200 },
+      ...place(index, type),
       createdAt: '2026-01-01T00:00:00Z',
       modifiedAt: '2026-01-01T00:00:00Z',
       links: { self: `https://api.example.test/v2/boards/${BOARD_ID}/items/${itemId(index)}` },
@@ -122,7 +143,6 @@ export async function startFakeBoard(options: FakeBoardOptions): Promise<FakeBoa
       const type = query.get('type');
       // A frame's children: the items after it up to the next frame.
       const parent = query.get('parent_item_id');
-      const every = options.frameEvery ?? 0;
       const inFrame = parent !== null && every > 0 ? (index: number) => index > indexOfId(parent) && index < indexOfId(parent) + every : undefined;
       return [200, cursorPage(query, options.items, item, inFrame ?? (type ? (index) => typeOf(index) === type : undefined))];
     }

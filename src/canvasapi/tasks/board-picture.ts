@@ -4,6 +4,7 @@
  * (`boardSvg`, pure and deterministic: same input, same bytes) that board-render.ts rasterises
  * in a worker. Nothing here fetches: images, documents and embeds are labelled placeholders.
  */
+import { DEJAVU_ADVANCES, DEJAVU_ADVANCE_FIRST, DEJAVU_AVERAGE_ADVANCE, DEJAVU_COVERAGE } from './dejavu-metrics.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
@@ -30,6 +31,8 @@ export interface PictureItem {
   fontSize?: number;
   /** The small number drawn on it, when numbered. */
   number?: number;
+  /** A mind-map node's parent node: a line joins them when both are drawn. */
+  parentNode?: string;
 }
 
 export interface PicturePoint {
@@ -116,6 +119,11 @@ function textOf(type: string, data: Json): string {
     case 'document':
     case 'embed':
       return plainText(title || (typeof data.providerName === 'string' ? data.providerName : ''));
+    case 'mindmap_node': {
+      // The node's text sits one level down: data.nodeView.data.content.
+      const view = isRecord(data.nodeView) && isRecord(data.nodeView.data) ? data.nodeView.data : {};
+      return plainText(typeof view.content === 'string' ? view.content : '');
+    }
     default:
       return plainText(content || title);
   }
@@ -163,7 +171,7 @@ export function toPictureItems(records: readonly Json[]): PictureItem[] {
     if (typeof data.shape === 'string') item.shape = data.shape;
     const fill = type === 'card' ? colourOf(style.cardTheme, undefined) : colourOf(style.fillColor, type === 'sticky_note' ? STICKY_COLORS.light_yellow : undefined);
     if (fill) item.fill = fill;
-    const border = colourOf(style.borderColor, undefined);
+    const border = colourOf(style.borderColor ?? style.nodeColor, undefined);
     if (border) item.border = border;
     const borderWidth = num(style.borderWidth);
     if (borderWidth !== undefined) item.borderWidth = borderWidth;
@@ -171,6 +179,8 @@ export function toPictureItems(records: readonly Json[]): PictureItem[] {
     if (textColor) item.textColor = textColor;
     const fontSize = num(style.fontSize);
     if (fontSize) item.fontSize = fontSize;
+    const parentId = isRecord(record.parent) && record.parent.id !== undefined ? String(record.parent.id) : undefined;
+    if (type === 'mindmap_node' && parentId !== undefined && byId.get(parentId)?.type === 'mindmap_node') item.parentNode = parentId;
     items.push(item);
   }
   return items;
@@ -323,53 +333,147 @@ export function shapePath(kind: string, x: number, y: number, w: number, h: numb
   }
 }
 
-/** Lines of `text` that fit `widthPx` at `sizePx` (DejaVu Sans averages about 0.6 em a character), at most `maxLines`. */
+/** Where a shape's text goes: a box inside its outline (a diamond holds half its width and height). */
+export function shapeTextBox(kind: string, x: number, y: number, w: number, h: number): { x: number; y: number; w: number; h: number } {
+  const centred = (fw: number, fh: number, dy = 0) => ({ x: x + (w * (1 - fw)) / 2, y: y + (h * (1 - fh)) / 2 + dy * h, w: w * fw, h: h * fh });
+  switch (kind) {
+    case 'rhombus':
+    case 'flow_chart_decision':
+      return centred(0.5, 0.5);
+    case 'circle':
+    case 'ellipse':
+    case 'flow_chart_connector':
+    case 'octagon':
+    case 'pentagon':
+      return centred(0.7, 0.7);
+    case 'star':
+      return centred(0.4, 0.4);
+    case 'triangle':
+      return centred(0.5, 0.45, 0.2);
+    case 'parallelogram':
+    case 'flow_chart_input_output':
+    case 'trapezoid':
+      return centred(0.65, 0.84);
+    default:
+      return centred(0.84, 0.84);
+  }
+}
+
+/** Whether the picture's font (DejaVu Sans) has a glyph for this code point. */
+export function fontDraws(code: number): boolean {
+  let low = 0;
+  let high = DEJAVU_COVERAGE.length / 2 - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (code < DEJAVU_COVERAGE[2 * middle]!) high = middle - 1;
+    else if (code > DEJAVU_COVERAGE[2 * middle + 1]!) low = middle + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** The text without what the font cannot draw (emoji, scripts it lacks), which would show as empty boxes; blanks collapsed. */
+export function drawableText(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    out += /\s/.test(char) ? ' ' : fontDraws(code) ? char : '';
+  }
+  return out.replace(/ {2,}/g, ' ').trim();
+}
+
+/** The width of `text` in ems, as DejaVu Sans advances it (kerning aside). */
+export function textWidthEm(text: string): number {
+  let perMille = 0;
+  for (const char of text) {
+    const index = char.codePointAt(0)! - DEJAVU_ADVANCE_FIRST;
+    perMille += (index >= 0 && index < DEJAVU_ADVANCES.length ? DEJAVU_ADVANCES[index] : undefined) || DEJAVU_AVERAGE_ADVANCE;
+  }
+  return perMille / 1000;
+}
+
+/** The longest start of `word` that fits `widthPx`: at least one character. */
+function fittingStart(word: string, widthPx: number, sizePx: number): string {
+  let start = '';
+  let em = 0;
+  for (const char of word) {
+    em += textWidthEm(char);
+    if (start && em * sizePx > widthPx) break;
+    start += char;
+  }
+  return start;
+}
+
+/**
+ * Lines of `text` that fit `widthPx` at `sizePx`, measured with DejaVu Sans's advances; lines
+ * break between words, inside a word only when it alone is too wide; past `maxLines` the last
+ * line ends with "…".
+ */
 export function wrapText(text: string, widthPx: number, sizePx: number, maxLines: number): string[] {
-  const perLine = Math.max(1, Math.floor(widthPx / (sizePx * 0.6)));
+  const fits = (line: string) => textWidthEm(line) * sizePx <= widthPx;
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    let rest = word;
-    while (rest.length > perLine) {
-      if (line) lines.push(line);
-      line = '';
-      lines.push(rest.slice(0, perLine));
-      rest = rest.slice(perLine);
+    if (line && fits(`${line} ${word}`)) {
+      line += ` ${word}`;
+      continue;
     }
-    if (!line) line = rest;
-    else if (line.length + 1 + rest.length <= perLine) line += ` ${rest}`;
-    else {
-      lines.push(line);
-      line = rest;
+    if (line) lines.push(line);
+    line = word;
+    while (!fits(line) && [...line].length > 1) {
+      const start = fittingStart(line, widthPx, sizePx);
+      lines.push(start);
+      line = line.slice(start.length);
     }
+    if (lines.length > maxLines) break;
   }
   if (line) lines.push(line);
-  if (lines.length > maxLines) {
-    const kept = lines.slice(0, maxLines);
-    kept[maxLines - 1] = `${kept[maxLines - 1]!.slice(0, Math.max(0, perLine - 1))}…`;
-    return kept;
-  }
-  return lines;
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  let last = kept[maxLines - 1]!;
+  while (last && !fits(`${last}…`)) last = [...last].slice(0, -1).join('');
+  kept[maxLines - 1] = `${last.trimEnd()}…`;
+  return kept;
 }
 
 /** Smallest text drawn, in pixels: smaller is noise to a vision model. */
-const MIN_TEXT_PX = 5;
+const MIN_TEXT_PX = 6;
+/** An item's own font size below this on the picture gives way to the size that fills its box. */
+const MIN_READABLE_PX = 10;
+const LINE_HEIGHT = 1.2;
 
 function textBlock(text: string, box: { x: number; y: number; w: number; h: number }, sizePx: number, colour: string, align: 'middle' | 'top'): string {
-  if (!text || sizePx < MIN_TEXT_PX || box.w < sizePx) return '';
-  const lineHeight = sizePx * 1.2;
-  const lines = wrapText(text, box.w, sizePx, Math.max(1, Math.floor(box.h / lineHeight)));
+  const drawn = drawableText(text);
+  if (!drawn || sizePx < MIN_TEXT_PX || box.w < sizePx) return '';
+  const lineHeight = sizePx * LINE_HEIGHT;
+  const lines = wrapText(drawn, box.w, sizePx, Math.max(1, Math.floor(box.h / lineHeight)));
   const top = align === 'top' ? box.y + sizePx : box.y + box.h / 2 - ((lines.length - 1) * lineHeight) / 2 + sizePx * 0.35;
   const cx = box.x + box.w / 2;
   const spans = lines.map((l, i) => `<tspan x="${r2(cx)}" y="${r2(top + i * lineHeight)}">${escapeXml(l)}</tspan>`).join('');
   return `<text font-size="${r2(sizePx)}" fill="${colour}" text-anchor="middle">${spans}</text>`;
 }
 
-/** Text size that fits a box: the item's own, scaled, else what lets the text fill the box. */
-function fittedSize(text: string, w: number, h: number, scaled: number | undefined): number {
-  if (scaled !== undefined) return scaled;
-  const area = Math.max(1, text.length) * 0.6 * 1.2;
-  return Math.max(0, Math.min(h / 3, Math.sqrt((w * h * 0.6) / area)));
+/**
+ * Text size for a box: the item's own (scaled) when readable, else the largest size at which the
+ * whole text wraps into the box (measured), never below what the own size gives.
+ */
+export function fittedSize(text: string, w: number, h: number, scaled: number | undefined): number {
+  const drawn = drawableText(text);
+  const longestWord = Math.max(0, ...drawn.split(' ').map((word) => textWidthEm(word)));
+  // The item's own size while it is readable and holds every word whole (as the platform shrinks a sticky's text).
+  const ownReadable = scaled !== undefined && scaled >= MIN_READABLE_PX;
+  if (ownReadable && scaled * longestWord <= w) return scaled;
+  const em = Math.max(0.5, textWidthEm(drawn));
+  // Start from the size whose lines would fill 60% of the box, then shrink until the text wraps into it.
+  let size = Math.max(0, Math.min(h / 3, Math.sqrt((w * h * 0.6) / (em * LINE_HEIGHT))));
+  // No word is cut while a smaller size would hold it whole.
+  if (longestWord > 0) size = Math.min(size, Math.max(w / longestWord, MIN_READABLE_PX));
+  for (let step = 0; step < 12 && size >= MIN_TEXT_PX; step++) {
+    const lines = wrapText(drawn, w, size, Number.MAX_SAFE_INTEGER);
+    if (lines.length * size * LINE_HEIGHT <= h) break;
+    size *= 0.9;
+  }
+  return ownReadable ? Math.min(size, scaled) : Math.max(size, scaled ?? 0);
 }
 
 /** The SVG of the picture: deterministic, fonts named "DejaVu Sans", no external reference. */
@@ -385,7 +489,15 @@ export function boardSvg(input: PictureInput): string {
   // Frames below everything, then the other items in their order, connectors, then numbers on top.
   const frames = input.items.filter((item) => item.type === 'frame');
   const others = input.items.filter((item) => item.type !== 'frame');
-  for (const item of [...frames, ...others]) out.push(itemSvg(item, X(item.x - item.width / 2), Y(item.y - item.height / 2), item.width * scale, item.height * scale, scale));
+  const box = (item: PictureItem) => itemSvg(item, X(item.x - item.width / 2), Y(item.y - item.height / 2), item.width * scale, item.height * scale, scale);
+  for (const item of frames) out.push(box(item));
+  // Mind-map branches under the nodes, so each line ends at its node's edge.
+  const byId = new Map(input.items.map((item) => [item.id, item]));
+  for (const item of others) {
+    const parent = item.parentNode === undefined ? undefined : byId.get(item.parentNode);
+    if (parent) out.push(`<path d="${mindmapBranch(parent, item, X, Y).d}" fill="none" stroke="${BRANCH_INK}" stroke-width="${r2(Math.max(1.5, 2 * scale))}"/>`);
+  }
+  for (const item of others) out.push(box(item));
   for (const connector of input.connectors) out.push(connectorSvg(connector, X, Y, scale));
   for (const item of input.items) {
     if (item.number === undefined) continue;
@@ -406,7 +518,9 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
   let body: string;
   switch (item.type) {
     case 'frame': {
-      const title = item.text ? `<text x="${r2(x)}" y="${r2(y - 4)}" font-size="${r2(Math.max(11, Math.min(18, 24 * scale)))}" fill="${INK}">${escapeXml(wrapText(item.text, Math.max(w, 60), 14, 1)[0] ?? '')}</text>` : '';
+      const titleSize = Math.max(11, Math.min(18, 24 * scale));
+      const titleText = drawableText(item.text);
+      const title = titleText ? `<text x="${r2(x)}" y="${r2(y - 4)}" font-size="${r2(titleSize)}" fill="${INK}">${escapeXml(wrapText(titleText, Math.max(w, 60), titleSize, 1)[0] ?? '')}</text>` : '';
       body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${item.fill ?? FRAME_FILL}" stroke="${FRAME_BORDER}" stroke-width="1"/>${title}`;
       break;
     }
@@ -420,8 +534,9 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
       const fill = item.fill ?? 'none';
       const stroke = item.border ?? INK;
       const sw = Math.max(1, (item.borderWidth ?? 2) * scale);
-      const size = fontPx ?? fittedSize(item.text, inner.w, inner.h, undefined);
-      body = `<path d="${shapePath(item.shape ?? 'rectangle', x, y, w, h)}" fill="${fill}" stroke="${stroke}" stroke-width="${r2(sw)}" stroke-linejoin="round"/>${textBlock(item.text, inner, size, item.textColor ?? INK, 'middle')}`;
+      const room = shapeTextBox(item.shape ?? 'rectangle', x, y, w, h);
+      const size = fittedSize(item.text, room.w, room.h, fontPx);
+      body = `<path d="${shapePath(item.shape ?? 'rectangle', x, y, w, h)}" fill="${fill}" stroke="${stroke}" stroke-width="${r2(sw)}" stroke-linejoin="round"/>${textBlock(item.text, room, size, item.textColor ?? INK, 'middle')}`;
       break;
     }
     case 'card':
@@ -433,7 +548,7 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
       break;
     }
     case 'text': {
-      body = textBlock(item.text, { x, y, w, h }, fontPx ?? fittedSize(item.text, w, h, undefined), item.textColor ?? INK, 'middle');
+      body = textBlock(item.text, { x, y, w, h }, fittedSize(item.text, w, h, fontPx), item.textColor ?? INK, 'middle');
       if (item.fill) body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${item.fill}"/>${body}`;
       break;
     }
@@ -446,7 +561,7 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
     }
     case 'mindmap_node': {
       const size = fittedSize(item.text, inner.w, inner.h, fontPx);
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${INK}" stroke-width="1"/>${textBlock(item.text, inner, size, INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${item.border ?? INK}" stroke-width="1.5"/>${textBlock(item.text, inner, size, INK, 'middle')}`;
       break;
     }
     default:
@@ -454,6 +569,19 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
   }
   // data-id: the board view finds the item clicked by it.
   return `<g data-id="${escapeXml(item.id)}"${rotate}>${body}</g>`;
+}
+
+const BRANCH_INK = '#4d4d4d';
+
+/** The line from a mind-map node to its child: from the parent's side facing the child to the child's facing side, a gentle S. */
+export function mindmapBranch(parent: PictureItem, child: PictureItem, X: (x: number) => number, Y: (y: number) => number): { d: string; start: PicturePoint; end: PicturePoint } {
+  const horizontal = Math.abs(child.x - parent.x) * parent.height >= Math.abs(child.y - parent.y) * parent.width;
+  const toward = horizontal ? Math.sign(child.x - parent.x) || 1 : Math.sign(child.y - parent.y) || 1;
+  const start = horizontal ? { x: X(parent.x + (toward * parent.width) / 2), y: Y(parent.y) } : { x: X(parent.x), y: Y(parent.y + (toward * parent.height) / 2) };
+  const end = horizontal ? { x: X(child.x - (toward * child.width) / 2), y: Y(child.y) } : { x: X(child.x), y: Y(child.y - (toward * child.height) / 2) };
+  const c1 = horizontal ? { x: (start.x + end.x) / 2, y: start.y } : { x: start.x, y: (start.y + end.y) / 2 };
+  const c2 = horizontal ? { x: (start.x + end.x) / 2, y: end.y } : { x: end.x, y: (start.y + end.y) / 2 };
+  return { d: `M${r2(start.x)},${r2(start.y)}C${r2(c1.x)},${r2(c1.y)} ${r2(c2.x)},${r2(c2.y)} ${r2(end.x)},${r2(end.y)}`, start, end };
 }
 
 const OUTWARD: Record<Side, PicturePoint> = { left: { x: -1, y: 0 }, right: { x: 1, y: 0 }, top: { x: 0, y: -1 }, bottom: { x: 0, y: 1 } };
@@ -492,14 +620,14 @@ function arrowHead(tip: PicturePoint, from: PicturePoint, size: number, colour: 
 function connectorSvg(c: PictureConnector, X: (x: number) => number, Y: (y: number) => number, scale: number): string {
   const { d, mid, points } = connectorGeometry(c, X, Y);
   const width = Math.max(1.5, c.width * scale);
-  const head = Math.max(8, 14 * scale);
+  const head = Math.max(10, 14 * scale);
   const parts = [`<path d="${d}" fill="none" stroke="${c.color}" stroke-width="${r2(width)}"/>`];
   if (c.endCap !== 'none') parts.push(arrowHead(points[points.length - 1]!, points[points.length - 2]!, head, c.color));
   if (c.startCap !== 'none') parts.push(arrowHead(points[0]!, points[1]!, head, c.color));
-  if (c.caption) {
+  if (c.caption && drawableText(c.caption)) {
     const size = Math.max(10, Math.min(14, 14 * scale));
-    const label = wrapText(c.caption, 200, size, 1)[0] ?? '';
-    const w = label.length * size * 0.6 + 6;
+    const label = wrapText(drawableText(c.caption), 200, size, 1)[0] ?? '';
+    const w = textWidthEm(label) * size + 6;
     parts.push(`<rect x="${r2(mid.x - w / 2)}" y="${r2(mid.y - size * 0.7)}" width="${r2(w)}" height="${r2(size * 1.4)}" fill="#ffffff" fill-opacity="0.85"/><text x="${r2(mid.x)}" y="${r2(mid.y + size * 0.35)}" font-size="${r2(size)}" fill="${INK}" text-anchor="middle">${escapeXml(label)}</text>`);
   }
   return parts.join('');

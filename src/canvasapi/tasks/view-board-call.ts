@@ -10,18 +10,16 @@ import { WorkScope } from '../../core/call-budget.js';
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { walkPages, walkNote, type PagePosition } from '../../core/tools/pager.js';
-import { runOffThread } from '../../core/tools/off-thread.js';
 import { withImage } from '../../core/tools/result-image.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { BOARD_READS, VIEW_LIMITS, VIEW_READS } from '../task-vocabulary.js';
-import { toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
-import type { RenderedPicture } from './board-render.js';
+import { drawableText, toPictureConnectors, toPictureItems, type PictureInput, type PictureItem } from './board-picture.js';
 import { itemLinkTemplate } from '../params.js';
 import { boardViewData, withBoardView } from './board-view-data.js';
 import { plainText } from './text.js';
-import { BOARD_PICTURE, boundsOf, fitPicture } from './view-board.js';
+import { boundsOf, drawPicture, fitPicture } from './view-board.js';
 
 type Json = Record<string, unknown>;
 type Area = { x0: number; y0: number; x1: number; y1: number };
@@ -46,6 +44,9 @@ const NEUTRAL = '#d9d9d9';
 const STYLE_CONCURRENCY = 8;
 /** Characters of an item's text sent to the drawing: more never fits in its box. */
 const DRAWN_TEXT_CHARS = 400;
+
+const ITEMS_PATH = '/v2/boards/{board_id}/items';
+const MINDMAP_PATH = '/v2-experimental/boards/{board_id}/mindmap_nodes';
 
 const SCOPES = ['frame_id', 'frame_title', 'item_ids', 'area'] as const;
 
@@ -89,7 +90,7 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
     if (!isRecord(answer)) throw unexpected('a frame that is not an object');
     frame = { ...answer, type: 'frame' };
   } else {
-    const listed = await readList(get, signal, '/v2/boards/{board_id}/items', { type: 'frame' }, VIEW_READS.framePages);
+    const listed = await readList(get, signal, ITEMS_PATH, { type: 'frame' }, VIEW_READS.framePages);
     frames = listed.records;
     if (listed.note) notes.push(`frames: ${listed.note}`);
     if (args.frame_title) frame = frameTitled(frames, args.frame_title, notes);
@@ -107,18 +108,20 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
       }),
     );
     where = 'item_ids';
+  } else if (args.area) {
+    records = await itemsOfArea(get, signal, args.area, frames, notes);
   } else {
     const query: Record<string, QueryValue> = frame ? { parent_item_id: String(frame.id) } : {};
-    const pages = args.area ? VIEW_READS.areaItemPages : VIEW_READS.itemPages;
     // A whole board or frame: the first page's total already says when there are too many.
-    const limit = args.area ? undefined : VIEW_LIMITS.maxItems;
-    const listed = await readList(get, signal, '/v2/boards/{board_id}/items', query, pages, limit);
-    if (limit !== undefined && (listed.total ?? 0) > limit) throw tooMany(String(listed.total), where);
-    if (limit !== undefined && listed.records.length > limit) throw tooMany(`more than ${limit}`, where);
-    if (args.area && listed.more) throw tooMany(`more than ${listed.records.length}`, 'the board (an area is looked for among its first items)');
+    const limit = VIEW_LIMITS.maxItems;
+    const listed = await readList(get, signal, ITEMS_PATH, query, VIEW_READS.itemPages, limit);
+    if ((listed.total ?? 0) > limit) throw tooMany(String(listed.total), where);
+    if (listed.records.length > limit) throw tooMany(`more than ${limit}`, where);
     records = listed.records;
-    if (frame) records = [frame, ...records];
   }
+  if (frame) records = [frame, ...records];
+  // Mind maps may be anywhere: looked for on a whole board and in an area, not in a frame.
+  if (!args.item_ids && !frame) records.push(...(await mindmapNodes(get, signal, records, notes)));
 
   // Positions need the parents: children are placed from their frame's top-left corner.
   const known = new Set(records.map((record) => String(record.id)));
@@ -138,7 +141,8 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
   shown = toPictureItems([...parents, ...styled]).filter((item) => shownIds.has(item.id));
   let grey = 0;
   for (const item of shown) {
-    item.text = item.text.slice(0, DRAWN_TEXT_CHARS);
+    // Characters the font lacks are left out (no empty boxes); not counted in `partial`, whose lines platform text must never change.
+    item.text = drawableText(item.text).slice(0, DRAWN_TEXT_CHARS);
     if (item.type in STYLE_PATH && !styles.has(item.id)) {
       grey++;
       if (item.type !== 'text') item.fill = NEUTRAL;
@@ -167,7 +171,7 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
 
   const fitted = fitPicture(args.area ?? boundsOf(shown), args.max_side ?? VIEW_LIMITS.defaultLongSidePx);
   const input: PictureInput = { ...fitted, items: shown, connectors };
-  const picture = await runOffThread<PictureInput, RenderedPicture>(BOARD_PICTURE, input, signal);
+  const picture = await drawPicture(input, signal);
   const { area, scale } = fitted;
   const round = (n: number) => Math.round(n * 10) / 10;
   const data: Json = {
@@ -189,11 +193,12 @@ async function view(args: ViewBoardArgs, context: ToolContext<CanvasApiDeps>, si
 type BoardGet = (path: string, query: Record<string, QueryValue>, signal: AbortSignal, pathParams?: Record<string, string>, resourceLabel?: string) => Promise<unknown>;
 
 /** A cursor-paged list, `pages` pages at most, stopping once it holds more than `limit` records. */
-async function readList(get: BoardGet, signal: AbortSignal, path: string, query: Record<string, QueryValue>, pages: number, limit?: number): Promise<{ records: Json[]; total?: number; more: boolean; note?: string }> {
+async function readList(get: BoardGet, signal: AbortSignal, path: string, query: Record<string, QueryValue>, pages: number, limit?: number, start?: PagePosition): Promise<{ records: Json[]; total?: number; more: boolean; pages: number; next?: PagePosition; note?: string }> {
   const records: Json[] = [];
   let total: number | undefined;
   const walk = await walkPages<Json>({
     signal,
+    ...(start ? { start } : {}),
     maxPages: pages,
     pageSize: BOARD_READS.pageSize,
     fetchPage: async (at: PagePosition | undefined, pageSignal: AbortSignal) => {
@@ -211,7 +216,72 @@ async function readList(get: BoardGet, signal: AbortSignal, path: string, query:
   });
   const more = !walk.complete && walk.stop !== 'enough';
   const note = more ? walkNote(walk, path.endsWith('connectors') ? 'connectors' : 'items', signal) : undefined;
-  return { records, ...(total !== undefined ? { total } : {}), more, ...(note ? { note } : {}) };
+  return { records, ...(total !== undefined ? { total } : {}), more, pages: walk.pages, ...(walk.next ? { next: walk.next } : {}), ...(note ? { note } : {}) };
+}
+
+/**
+ * The items an area may hold. The platform cannot filter items by place: the board's first pages
+ * are read; when the board has more, the children of the frames overlapping the area (by
+ * parent_item_id), then more of the board's pages, all within VIEW_READS.areaItemPages pages;
+ * `notes` says what was not covered.
+ */
+async function itemsOfArea(get: BoardGet, signal: AbortSignal, area: Area, frames: readonly Json[], notes: string[]): Promise<Json[]> {
+  const loose = await readList(get, signal, ITEMS_PATH, {}, VIEW_READS.areaLoosePages);
+  if (!loose.more) return loose.records;
+  const records = new Map(loose.records.map((record) => [String(record.id), record]));
+  const overlapping = toPictureItems(frames).filter((item) => item.type === 'frame' && overlaps(item, area));
+  // The frames themselves are in the area too, whether or not the first pages held them.
+  for (const frame of frames) if (overlapping.some((item) => item.id === String(frame.id))) records.set(String(frame.id), frame);
+  let pagesLeft = VIEW_READS.areaItemPages - loose.pages;
+  let framesRead = 0;
+  let cut = 0;
+  for (const frame of overlapping) {
+    if (pagesLeft <= 0) break;
+    const children = await readList(get, signal, ITEMS_PATH, { parent_item_id: frame.id }, Math.min(pagesLeft, VIEW_READS.itemPages));
+    pagesLeft -= children.pages;
+    framesRead++;
+    if (children.more) cut++;
+    for (const child of children.records) records.set(String(child.id), child);
+  }
+  // The pages left go on through the board's list, where the first pages stopped.
+  let looked = loose.records.length;
+  let rest: Awaited<ReturnType<typeof readList>> | undefined;
+  if (pagesLeft > 0 && loose.next) {
+    rest = await readList(get, signal, ITEMS_PATH, {}, pagesLeft, undefined, loose.next);
+    looked += rest.records.length;
+    for (const record of rest.records) records.set(String(record.id), record);
+  }
+  const unread = [
+    ...(overlapping.length > framesRead ? [`${overlapping.length - framesRead} of the ${overlapping.length} frames overlapping the area were not read (page limit)`] : []),
+    ...(cut > 0 ? [`${cut} frames' children were read in part`] : []),
+    ...(frames.length >= VIEW_READS.framePages * BOARD_READS.pageSize ? [`only the first ${frames.length} frames were looked at`] : []),
+  ];
+  // The whole list read after all: every item was looked at, frames' children included.
+  if (rest && !rest.more) return [...records.values()];
+  if (rest === undefined || rest.more) unread.unshift(`the board has more than ${looked} items and the platform cannot list them by place, so an area shows those among the first ${looked} and the children of the frames overlapping it; items outside frames past those are missing`);
+  if (unread.length > 0) notes.push(`area: ${unread.join('; ')}; a smaller area, a frame (frame_id) or item_ids show all they hold`);
+  return [...records.values()];
+}
+
+/**
+ * The board's mind-map nodes (the experimental endpoint, first page): drawn when the platform
+ * gives their place, else counted in `notes`. A platform without the endpoint costs one request.
+ */
+async function mindmapNodes(get: BoardGet, signal: AbortSignal, records: readonly Json[], notes: string[]): Promise<Json[]> {
+  let listed: Awaited<ReturnType<typeof readList>>;
+  try {
+    listed = await readList(get, signal, MINDMAP_PATH, {}, VIEW_READS.mindmapPages);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return [];
+  }
+  const known = new Set(records.map((record) => String(record.id)));
+  const fresh = listed.records.filter((node) => !known.has(String(node.id)));
+  const placed = fresh.filter((node) => isRecord(node.position) && typeof node.position.x === 'number' && typeof node.position.y === 'number');
+  const unplaced = fresh.length - placed.length;
+  if (unplaced > 0) notes.push(`mind map: ${unplaced}${listed.more ? '+' : ''} nodes are not drawn: the platform gives their text and links but not their place (CanvasApi.GetMindmapNodes lists them)`);
+  else if (listed.more) notes.push(`mind map: only the first ${listed.records.length} nodes were read`);
+  return placed.map((node) => ({ ...node, type: 'mindmap_node' }));
 }
 
 function frameTitled(frames: readonly Json[], title: string, notes: string[]): Json {

@@ -2,8 +2,9 @@
  * CanvasApi.ViewBoard (issue 33, work in progress): the area to show and the picture's size, and
  * the off-thread step that draws it (board-render.ts, loaded in a worker on first use only).
  */
-import type { OffThreadStep } from '../../core/tools/off-thread.js';
-import type { PictureItem } from './board-picture.js';
+import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
+import type { PictureInput, PictureItem } from './board-picture.js';
+import type { RenderedPicture, RenderInput } from './board-render.js';
 
 /** The long side's default, in pixels: what common vision models take without downscaling. */
 export const DEFAULT_LONG_SIDE_PX = 1568;
@@ -18,6 +19,19 @@ export const BOARD_PICTURE: OffThreadStep = {
   what: 'the board picture',
   overLimit: (limit) => [{ parameter: 'max_side', problem: `drawing took more than ${limit}: ask for a smaller picture (max_side), or narrow it (frame_id, frame_title, item_ids or area)` }],
 };
+
+/** resvg compiled by the first step; kept for the process's life so later workers reuse its machine code. */
+let compiledResvg: WebAssembly.Module | undefined;
+
+/** Draws the picture off the event loop (BOARD_PICTURE), handing each worker the compiled rasteriser once there is one. */
+export async function drawPicture(input: PictureInput, signal: AbortSignal): Promise<RenderedPicture> {
+  const picture = await runOffThread<RenderInput, RenderedPicture>(BOARD_PICTURE, compiledResvg ? { ...input, resvgModule: compiledResvg } : input, signal);
+  if (picture.resvgModule) {
+    compiledResvg ??= picture.resvgModule;
+    delete picture.resvgModule;
+  }
+  return picture;
+}
 
 export interface PictureFrame {
   area: { x0: number; y0: number; x1: number; y1: number };

@@ -193,6 +193,7 @@ export function callToolTool(view: MetaToolsView, names: MetaNames, parameters: 
     hints: readOnlyOnly ? READ : WRITE,
     handler: async (args, context) => {
       const tool = metaTarget(view, names, args.name as string, readOnlyOnly);
+      // The called tool's data object itself, not a copy: a picture attached to it (result-image.ts) comes along as its image block.
       return (await runTool(tool, metaCallArguments(args.arguments), context)).data;
     },
   };
