@@ -23,7 +23,7 @@ const input = z.strictObject({ incident_id: incidentIdParam });
 const getIncidentContext = incidentOpsTool({
   name: 'IncidentOps.GetIncidentContext',
   title: 'Get an incident with its context',
-  description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, who is on call for it now, related changes, other open incidents, and the services it depends on or that depend on it with what is open there.",
+  description: "What happened in an incident: the incident, its alerts' count and newest alerts, its notes, its timeline of key events, who is on call for it now, related changes, other open incidents, and what its service depends on or is depended on by, with what is open there.",
   toolset: 'tasks',
   beyondContract: true,
   // The header, a timeline chart, on call now, changes and related incidents (views/incident.html).
