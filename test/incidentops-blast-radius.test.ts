@@ -18,7 +18,7 @@ import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 type Json = Record<string, unknown>;
 const SPEC = 'pagerduty-openapi.json';
 const PINNED = new Date('2026-05-06T12:00:00Z');
-const SHOWN = 10;
+const SHOWN = 6;
 
 interface Account {
   sandbox: RunningSandbox;
@@ -94,8 +94,7 @@ function assertSide(lines: string[], expected: Expected[], where: string): void 
     else if (service.open.length === 0) assert.ok(line.endsWith(': nothing open'), line);
     else {
       const top = mostUrgent(service.open);
-      assert.ok(line.includes(`: ${service.open.length} open, most urgent #${String(top.incident_number)} `), line);
-      assert.ok(line.endsWith(`(${String(top.id)}), ${String(top.urgency)}, ${String(top.status)}`), line);
+      assert.ok(line.endsWith(`: ${service.open.length} open, most urgent #${String(top.incident_number)}, ${String(top.urgency)}, ${String(top.status)}`), line);
     }
   });
   if (expected.length > SHOWN) {
@@ -135,7 +134,7 @@ describe('GetIncidentContext: the services around the incident, and what is open
     assert.ok(withOpenNeighbours >= 5, `incidents with open work next door: ${withOpenNeighbours}`);
   });
 
-  it('bounds each side: a service with many dependents lists 10 and says how many more', async () => {
+  it('bounds each side: a service with many dependents lists 6 and says how many more', async () => {
     const services = (await platform(at, '/services?limit=100')).services as Json[];
     const counts = await Promise.all(services.map(async (s) => ({ s, n: ((await platform(at, `/service_dependencies/technical_services/${String(s.id)}`)).relationships as Json[]).filter((r) => (r.supporting_service as Json).id === s.id).length })));
     const busiest = counts.sort((a, b) => b.n - a.n)[0];

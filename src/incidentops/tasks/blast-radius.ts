@@ -7,18 +7,17 @@
  */
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
-import { flatText, idText, labelText } from '../../core/tools/line-text.js';
+import { idText, labelText } from '../../core/tools/line-text.js';
 import { API_PAGE_SIZE, type IncidentOpsApi } from '../api.js';
 import { TASK_PAGES } from '../params.js';
 import { lackingNote, planLacks } from './plan-features.js';
 
 type Json = Record<string, unknown>;
 
-/** Services listed each way; the rest are counted in a last line. */
-export const DEPENDENCIES_SHOWN = 10;
+/** Services listed each way (those with open incidents first); the rest are counted in a last line. Kept small: each line costs about 12 to 24 tokens. */
+export const DEPENDENCIES_SHOWN = 6;
 /** Technical services whose open incidents one list asks for (each is a query value). */
 export const MAX_CHECKED_SERVICES = 50;
-const TITLE_CHARS = 120;
 const NAME_CHARS = 200;
 const OPEN_STATUSES = ['triggered', 'acknowledged'];
 
@@ -64,7 +63,10 @@ function urgencyOrder(a: Json, b: Json): number {
   return rank(a) - rank(b) || String(b.created_at ?? '').localeCompare(String(a.created_at ?? ''));
 }
 
-/** `Name (ID): 2 open, most urgent #1172 Title (ID), high, triggered`; `: nothing open`; `: business service`. */
+/**
+ * `Name (ID): 2 open, most urgent #1172, high, triggered`; `: nothing open`; `: business service`.
+ * The incident by its number alone (GetIncidentContext takes it): its title and ID cost 20 tokens a line.
+ */
 function neighbourLine(service: Neighbour, cut: boolean): string {
   const label = labelText(service.name, service.id, NAME_CHARS) ?? idText(service.id);
   if (service.business) return `${label}: business service`;
@@ -72,10 +74,9 @@ function neighbourLine(service: Neighbour, cut: boolean): string {
   if (service.open.length === 0) return `${label}: nothing open${cut ? ' among the open incidents read' : ''}`;
   const [first] = service.open.slice().sort(urgencyOrder);
   const incident = first as Json;
-  const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number} ` : '';
-  const title = labelText(flatText(incident.title ?? incident.summary), String(incident.id), TITLE_CHARS);
+  const number = typeof incident.incident_number === 'number' ? `#${incident.incident_number}` : idText(String(incident.id));
   const traits = [incident.urgency, incident.status].filter((value): value is string => typeof value === 'string').map(idText);
-  return `${label}: ${cut ? 'at least ' : ''}${service.open.length} open, most urgent ${number}${title}${traits.length ? `, ${traits.join(', ')}` : ''}`;
+  return `${label}: ${cut ? 'at least ' : ''}${service.open.length} open, most urgent ${number}${traits.length ? `, ${traits.join(', ')}` : ''}`;
 }
 
 /** Services with open incidents first (most first), then technical before business, then by name. */
