@@ -381,8 +381,8 @@ describe('IncidentOps.GetIncidentContext', () => {
     const seen: [number, number | undefined][] = [];
     const raw = await executeTool(server, tool, { incident_id: String((incidents[0] as Json).id) }, new AbortController().signal, (progress, total) => seen.push([progress, total]));
     assert.equal(raw.isError, undefined);
-    assert.deepEqual(seen.map(([progress]) => progress), [1, 2, 3, 4, 5, 6, 7]);
-    assert.ok(seen.every(([, total]) => total === 7));
+    assert.deepEqual(seen.map(([progress]) => progress), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.ok(seen.every(([, total]) => total === 8));
   });
 
   it('demo data: notes by different people and several alerts with details', async () => {

@@ -258,6 +258,20 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
     '/incidents/PINC3/notes': { notes: [note('PN3', 'PU4', -900)], limit: 100, offset: 0, more: false },
     '/incidents/PINC4/notes': { notes: [note('PN4', 'PU5', -900), note('PN5', 'PU4', -899)], limit: 100, offset: 0, more: false },
     '/incidents': { incidents: [resolved('PINC4', 4, 'database timeout checkout')], limit: 100, offset: 0, more: false },
+    // The services around PSVC1: it depends on PSVC2 (an open incident there); PSVC3 and a business service depend on it.
+    '/service_dependencies/technical_services/PSVC1': {
+      relationships: [
+        { id: 'D1', type: 'service_dependency', supporting_service: { id: 'PSVC2', type: 'technical_service_reference' }, dependent_service: { id: 'PSVC1', type: 'technical_service_reference' } },
+        { id: 'D2', type: 'service_dependency', supporting_service: { id: 'PSVC1', type: 'technical_service_reference' }, dependent_service: { id: 'PSVC3', type: 'technical_service_reference' } },
+        { id: 'D3', type: 'service_dependency', supporting_service: { id: 'PSVC1', type: 'technical_service_reference' }, dependent_service: { id: 'PBS1', type: 'business_service_reference' } },
+      ],
+    },
+    '/incidents?open': {
+      incidents: [{ id: 'PINC5', incident_number: 5, title: t('incident5.title'), status: 'triggered', urgency: 'high', created_at: hours(-1), service: ref('PSVC2', t('service2.name')) }],
+      limit: 100, offset: 0, more: false,
+    },
+    '/services': { services: [{ id: 'PSVC2', name: t('service2.name') }, { id: 'PSVC3', name: t('service3.name') }], limit: 100, offset: 0, more: false },
+    '/business_services': { business_services: [{ id: 'PBS1', name: t('business.name') }], limit: 100, offset: 0, more: false },
     '/services/PSVC1': { service: { id: 'PSVC1', name: t('service.name'), escalation_policy: ref('PEP1', t('policy.name')) } },
     '/teams/PTEAM1': { team: { id: 'PTEAM1', name: t('team.name') } },
     '/escalation_policies': { escalation_policies: [{ id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}] }], limit: 100, offset: 0, more: false },
@@ -282,7 +296,9 @@ function incidentOpsCase(name: string, tool: string, args: Json, options: { lack
       const scripted = scriptedFetch((url) => {
         const path = url.pathname.replace(/^\/incidentops/, '');
         if (options.lacking?.includes(path)) return jsonResponse(404, { error: { message: 'Not Found', code: 2100 } });
-        const body = records[path];
+        // Open incidents (the services around one) are a list of their own; the rest of /incidents is resolved.
+        const open = path === '/incidents' && url.searchParams.getAll('statuses[]').includes('triggered');
+        const body = records[open ? '/incidents?open' : path];
         return body === undefined ? jsonResponse(404, { error: { message: 'Not Found', code: 2100 } }) : jsonResponse(200, body);
       });
       return incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: scripted.fetch, now: () => NOW });
@@ -291,7 +307,7 @@ function incidentOpsCase(name: string, tool: string, args: Json, options: { lack
 }
 
 const INCIDENT_CASES: Case[] = [
-  incidentOpsCase('the incident, its alerts, notes, timeline, on-call, changes and open incidents', 'IncidentOps.GetIncidentContext', { incident_id: 'PINC1' }),
+  incidentOpsCase('the incident, its alerts, notes, timeline, on-call, changes, open incidents and the services around it', 'IncidentOps.GetIncidentContext', { incident_id: 'PINC1' }),
   incidentOpsCase('who is on call for a service, now and next', 'IncidentOps.WhoIsOnCall', { service_id: 'PSVC1', at: NOW.toISOString() }),
   incidentOpsCase('who is on call for a team', 'IncidentOps.WhoIsOnCall', { team_id: 'PTEAM1', at: NOW.toISOString() }),
   incidentOpsCase('coverage over a window, with an override and a gap', 'IncidentOps.WhoIsOnCall', { escalation_policy_id: 'PEP1', at: NOW.toISOString(), until: hours(24) }),

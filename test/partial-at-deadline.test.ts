@@ -86,7 +86,7 @@ describe('GetIncidentContext at the deadline', () => {
     assert.equal((result.data.notes as string[]).length, 1);
     const partial = (result.data.partial as string[]).join('\n');
     assert.match(partial, /^incident: not read, the platform did not answer within this call's time budget of 2 s$/m);
-    assert.match(partial, /^on_call_now, changes, other_open: not read, they need the incident/m);
+    assert.match(partial, /^on_call_now, changes, other_open, depends_on, depended_on_by: not read, they need the incident/m);
     assert.equal(sentTo(/^\/incidents\/PI9$/), 1);
   });
 

@@ -138,7 +138,7 @@ export const NEXT_SHIFT_LOOKAHEAD_DAYS = 15;
  * GetIncidentContext's key events and on-call shifts, WhoIsOnCall's team policies (101: one more
  * than it shows, to know there are more) and shifts over the lookahead.
  */
-export const TASK_PAGES = { logEntries: 10, incidentOnCalls: 10, teamPolicies: 2, shifts: 50 } as const;
+export const TASK_PAGES = { logEntries: 10, incidentOnCalls: 10, teamPolicies: 2, shifts: 50, dependentsOpen: 2 } as const;
 
 /** WhoIsOnCall's coverage window (`at` to `until`) spans at most this many days. */
 export const MAX_WINDOW_DAYS = 14;

@@ -45,7 +45,7 @@ export interface IncidentOpsSandboxOptions {
   seed?: number;
   /** Clock; the data is generated relative to now() at start, request defaults use now() per request. */
   now?: () => Date;
-  /** Endpoints the account's plan lacks (past and related incidents, related change events), and how they answer. */
+  /** Endpoints the account's plan lacks (past and related incidents, related change events, service dependencies), and how they answer. */
   plan?: PlanOptions;
 }
 

@@ -11,6 +11,7 @@ import { API_PAGE_SIZE, type ListPage } from '../api.js';
 import { named, onCallLevels } from '../oncall-levels.js';
 import { TASK_PAGES } from '../params.js';
 import { otherOpenIncidents, relatedChanges, orUnreadLine } from './incident-surroundings.js';
+import { blastRadius, orUnreadDependencies, type BlastRadius } from './blast-radius.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +29,9 @@ export interface GetIncidentContextResult {
   on_call_now: string[];
   changes: string[];
   other_open: string[];
+  /** The services its service depends on, and those that depend on it, with what is open on each (blast-radius.ts). */
+  depends_on: string[];
+  depended_on_by: string[];
   /** One line per part not read, or read in part, and why (the call's time ran out first). */
   partial?: string[];
 }
@@ -131,13 +135,16 @@ interface ContextReads {
   oncalls: ListAllOf | undefined;
   changes: string[];
   otherOpen: string[];
+  dependencies: BlastRadius;
 }
+
+const NO_DEPENDENCIES: BlastRadius = { dependsOn: [], dependedOnBy: [], partial: [] };
 
 /** Every part, at once where the IDs allow; the parts that need the incident wait for it. */
 async function readContext(args: GetIncidentContextArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>, parts: PartsInTime, reads: AbortSignal): Promise<ContextReads> {
   const label = `incident "${args.incident_id}"`;
   let steps = 0;
-  const step = (what: string) => progress(++steps, 7, what);
+  const step = (what: string) => progress(++steps, 8, what);
   const getIncident = parts.part('incident', deps.api.getOne('/incidents/{id}', { id: args.incident_id }, 'incident', reads, label)).finally(() => step('Read the incident'));
   // An incident number works only for the incident itself: its parts are asked for by ID.
   const byNumber = /^\d+$/.test(args.incident_id);
@@ -160,13 +167,15 @@ async function readContext(args: GetIncidentContextArgs, { deps, signal, progres
   const onCalls = policyId
     ? parts.part('on_call_now', deps.api.listAll('/oncalls', 'oncalls', { 'escalation_policy_ids[]': [policyId] }, reads, { maxItems: TASK_PAGES.incidentOnCalls * API_PAGE_SIZE })).finally(() => step('Read who is on call'))
     : Promise.resolve({ items: [], truncated: false });
-  const [[alerts, notes, log], oncalls, changes, otherOpen] = await Promise.all([
+  const dependencies = parts.part('depends_on, depended_on_by', blastRadius(deps.api, incident, reads)).then((read) => read ?? NO_DEPENDENCIES);
+  const [[alerts, notes, log], oncalls, changes, otherOpen, aroundService] = await Promise.all([
     early ?? partsOf(String(incident.id)),
     onCalls,
     orUnreadLine(parts.lines('changes', relatedChanges(deps.api, incident, reads)), 'Related change events', signal).finally(() => step('Read the related changes')),
     orUnreadLine(parts.lines('other_open', otherOpenIncidents(deps.api, incident, reads)), 'Other open incidents', signal).finally(() => step('Read the other open incidents')),
+    orUnreadDependencies(dependencies, signal).finally(() => step('Read the services around it')),
   ]);
-  return { incident, alerts, notes, log, oncalls, changes, otherOpen };
+  return { incident, alerts, notes, log, oncalls, changes, otherOpen, dependencies: aroundService };
 }
 
 /**
@@ -183,8 +192,8 @@ async function withoutIncident(args: GetIncidentContextArgs, parts: PartsInTime,
       nextStep: 'IncidentOps is slow: try again in a little while, or read the incident alone with IncidentOps.GetIncident.',
     });
   }
-  parts.missing.push('on_call_now, changes, other_open: not read, they need the incident, which did not arrive in time');
-  return { incident: undefined, alerts, notes, log, oncalls: undefined, changes: [], otherOpen: [] };
+  parts.missing.push('on_call_now, changes, other_open, depends_on, depended_on_by: not read, they need the incident, which did not arrive in time');
+  return { incident: undefined, alerts, notes, log, oncalls: undefined, changes: [], otherOpen: [], dependencies: NO_DEPENDENCIES };
 }
 
 export async function getIncidentContext(args: GetIncidentContextArgs, context: ToolContext<IncidentOpsDeps>): Promise<GetIncidentContextResult> {
@@ -198,7 +207,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, context: 
   } finally {
     scope.dispose();
   }
-  const { alerts, notes, log, oncalls, changes, otherOpen } = read;
+  const { alerts, notes, log, oncalls, changes, otherOpen, dependencies } = read;
   const incident = read.incident ?? { id: args.incident_id };
 
   const counts = isRecord(incident.alert_counts) ? incident.alert_counts : {};
@@ -222,6 +231,7 @@ export async function getIncidentContext(args: GetIncidentContextArgs, context: 
     ...parts.missing,
     log?.truncated && log.why && `timeline: ${log.why}`,
     oncalls?.truncated && oncalls.why && `on_call_now: ${oncalls.why}`,
+    ...dependencies.partial,
   ].filter((line): line is string => typeof line === 'string' && line.length > 0);
   return {
     incident: {
@@ -243,6 +253,8 @@ export async function getIncidentContext(args: GetIncidentContextArgs, context: 
     on_call_now: onCallNow,
     changes,
     other_open: otherOpen,
+    depends_on: dependencies.dependsOn,
+    depended_on_by: dependencies.dependedOnBy,
     ...(partial.length ? { partial } : {}),
   };
 }

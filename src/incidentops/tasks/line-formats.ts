@@ -20,6 +20,8 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'on_call_now[]': 'level N: Name (ID) until time, Name (ID) (always[; also on Schedule (ID)]), nobody on Schedule (ID)',
     'changes[]': 'time "summary" from "source" on Service (ID), reason',
     'other_open[]': '#N Title (ID), status, Service (ID)',
+    'depends_on[]': 'Service (ID): N open, most urgent #N, urgency, status; or : nothing open, : business service',
+    'depended_on_by[]': 'Service (ID): N open, most urgent #N, urgency, status; or : nothing open, : business service',
   },
   'IncidentOps.WhoIsOnCall': {
     service: 'Name (ID)',

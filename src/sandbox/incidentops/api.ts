@@ -38,6 +38,7 @@ import { getPolicy, listPolicies } from './policies-api.js';
 import { ApiError, notFound } from './request.js';
 import { getSchedule, listSchedules } from './schedules-api.js';
 import { getService, listServices } from './services-api.js';
+import { getBusinessService, listBusinessServices, serviceDependencies } from './dependencies-api.js';
 import { createIncidentOpsState, type IncidentOpsPlatformOptions, type IncidentOpsState } from './state.js';
 import { getTeam, listMembers, listTeams } from './teams-api.js';
 import { getUser, listUsers } from './users-api.js';
@@ -70,6 +71,10 @@ function routeTable(state: IncidentOpsState): Route[] {
     { pattern: /^\/escalation_policies\/([^/]+)$/, handler: (ctx, [id]) => getPolicy(state, ctx, id as string) },
     { pattern: /^\/services$/, handler: (ctx) => listServices(state, ctx) },
     { pattern: /^\/services\/([^/]+)$/, handler: (ctx, [id]) => getService(state, ctx, id as string) },
+    { pattern: /^\/business_services$/, handler: (ctx) => listBusinessServices(state, ctx) },
+    { pattern: /^\/business_services\/([^/]+)$/, handler: (ctx, [id]) => getBusinessService(state, ctx, id as string) },
+    { pattern: /^\/service_dependencies\/technical_services\/([^/]+)$/, handler: (_ctx, [id]) => serviceDependencies(state, 'technical', id as string) },
+    { pattern: /^\/service_dependencies\/business_services\/([^/]+)$/, handler: (_ctx, [id]) => serviceDependencies(state, 'business', id as string) },
     { pattern: /^\/schedules$/, handler: (ctx) => listSchedules(state, ctx) },
     { pattern: /^\/schedules\/([^/]+)$/, handler: (ctx, [id]) => getSchedule(state, ctx, id as string) },
     { pattern: /^\/schedules\/([^/]+)\/overrides$/, handler: (ctx, [id]) => listScheduleOverrides(ctx, id as string) },

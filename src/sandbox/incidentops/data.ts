@@ -13,7 +13,8 @@
  * escalation policies), services.ts (services and priorities), incidents.ts (incidents, log
  * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
  * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
- * incidents, change events); common.ts holds what they share.
+ * incidents, change events), dependencies.ts (business services and the dependency graph, from a
+ * random source of its own); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -23,6 +24,7 @@ import { addTeammateNotes, generateAlerts, generateIncidents } from './data/inci
 import { generatePolicies, generateSchedules } from './data/on-call.js';
 import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
+import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
@@ -67,6 +69,9 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // Then, for the same reason: past recurrences of a few incidents, and change events.
   const recurring = addRecurrences({ rng, ids, now, incidents, logEntries, alertsByIncident, servicesById, usersById, teams, eligibleOf });
   const changeEvents = generateChangeEvents(rng, incidents, servicesById, recurring);
+  // The dependency graph draws from a source of its own: it changes none of the records above.
+  const taken = [users, teams, schedules, policies, services, priorities, incidents].flatMap((list: readonly { id: string }[]) => list.map((r) => r.id));
+  const { businessServices, dependencies } = generateDependencies(seed, services, teamsById, taken);
 
   return {
     generatedAt: now,
@@ -91,5 +96,8 @@ export function generateDataset(options: GenerateOptions): Dataset {
     logEntriesById: new Map(logEntries.map((l) => [l.id, l])),
     alertsByIncident,
     changeEvents,
+    businessServices,
+    businessServicesById: new Map(businessServices.map((b) => [b.id, b])),
+    dependencies,
   };
 }

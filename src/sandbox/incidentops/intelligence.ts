@@ -5,14 +5,14 @@
  * (`/incidents/{id}/related_incidents`: the 20 newest other incidents of the service's teams
  * whose life overlaps its own) and its related change events (`/incidents/{id}/related_change_events`:
  * changes to its service or to its teams' services in the four hours before it).
- * Past and related incidents belong to some plans only: `plan.without` makes them answer as a plan
+ * Past and related incidents (and service dependencies, dependencies-api.ts) belong to some plans only: `plan.without` makes them answer as a plan
  * without them does (402 by default, or 403 or 404).
  */
 import { DateTime } from 'luxon';
 import type { ChangeEventRecord, Dataset, IncidentRecord } from './model.js';
 import type { Renderer } from './render.js';
 
-export type PlanFeature = 'past_incidents' | 'related_incidents' | 'related_change_events';
+export type PlanFeature = 'past_incidents' | 'related_incidents' | 'related_change_events' | 'service_dependencies';
 
 export interface PlanOptions {
   /** Endpoints this account's plan lacks. */

@@ -114,6 +114,28 @@ export interface ServiceRecord {
   integrations: IntegrationRecord[];
 }
 
+/** A business service: a capability people care about, resting on technical services (or other business services). */
+export interface BusinessServiceRecord {
+  id: string;
+  name: string;
+  description: string;
+  pointOfContact: string;
+  teamId: string | null;
+}
+
+/** One end of a dependency: a technical service (a ServiceRecord) or a business service. */
+export interface ServiceEnd {
+  kind: 'technical' | 'business';
+  id: string;
+}
+
+/** `dependent` depends on `supporting`. */
+export interface DependencyRecord {
+  id: string;
+  supporting: ServiceEnd;
+  dependent: ServiceEnd;
+}
+
 export interface PriorityRecord {
   id: string;
   name: string;
@@ -227,6 +249,11 @@ export interface Dataset {
   logEntries: LogEntryRecord[];
   /** Deploys and configuration changes, oldest first. */
   changeEvents: ChangeEventRecord[];
+  /** Sorted by name. */
+  businessServices: BusinessServiceRecord[];
+  businessServicesById: Map<string, BusinessServiceRecord>;
+  /** The service dependency graph (data/dependencies.ts). */
+  dependencies: DependencyRecord[];
   /** Each incident's alerts, oldest first (incident.alertCount of them). */
   alertsByIncident: Map<string, AlertRecord[]>;
   usersById: Map<string, UserRecord>;

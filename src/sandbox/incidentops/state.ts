@@ -15,7 +15,7 @@ export interface IncidentOpsPlatformOptions {
   now?: () => Date;
   /** Checks bearer tokens other than `token` (the identity service's OAuth user tokens). */
   verifyToken?: (token: string) => TokenVerification;
-  /** Past and related incidents, related change events: a plan without them (intelligence.ts). */
+  /** Past and related incidents, related change events, service dependencies: a plan without them (intelligence.ts). */
   plan?: PlanOptions;
 }
 
