@@ -16,6 +16,7 @@ import getIncidentContext from './tools/get-incident-context.js';
 import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
 import listEscalationPolicies from './tools/list-escalation-policies.js';
+import listIncidentAlerts from './tools/list-incident-alerts.js';
 import listIncidents from './tools/list-incidents.js';
 import listLogEntries from './tools/list-log-entries.js';
 import listOnCalls from './tools/list-on-calls.js';
@@ -46,6 +47,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   getIncidentContext,
   whoIsOnCall,
   findSimilarIncidents,
+  listIncidentAlerts,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**
