@@ -46,8 +46,8 @@ const input = z
 
 const listIncidentAlerts = incidentOpsTool({
   name: 'IncidentOps.ListIncidentAlerts',
-  title: "List an incident's alerts with their details",
-  description: "Every alert of an incident, oldest first, with its full body: severity, status, service, integration, dedup key, links and details as key: value lines. Long bodies are cut by a stated rule; cut says what.",
+  title: "An incident's alerts in full",
+  description: 'Every alert of an incident, oldest first, with its body: severity, status, service, integration, dedup key, links, details as key: value lines. Long bodies are cut by a rule; cut says what.',
   toolset: 'tasks',
   beyondContract: true,
   input,
