@@ -232,7 +232,16 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
     '/incidents/PINC1': { incident },
     '/incidents/PINC1/alerts': {
       alerts: [
-        { id: 'PAL1', created_at: hours(-2), severity: 'critical', status: 'triggered', summary: ranking('alert1.summary'), body: { details: { [t('detail.key')]: t('detail.value'), host: t('detail.host') } } },
+        {
+          id: 'PAL1', created_at: hours(-2), severity: 'critical', status: 'triggered', summary: ranking('alert1.summary'),
+          service: ref('PSVC1', t('service.name')), integration: ref('PINT1', t('integration.name')), alert_key: t('alert.key'),
+          body: {
+            // Nested details with a platform key, a list, a value always past the cut, and more lines than an alert shows.
+            details: { [t('detail.key')]: t('detail.value'), host: t('detail.host'), nested: { list: [t('detail.item'), 3, true, null], deep: { long: `${'x'.repeat(250)}${t('detail.long')}` } }, many: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i])) },
+            contexts: [{ type: 'link', href: t('link.href'), text: t('link.text') }],
+            cef_details: { contexts: [{ type: 'image', src: t('image.src'), text: t('image.text') }] },
+          },
+        },
         { id: 'PAL2', created_at: hours(-1), severity: 'warning', status: 'resolved', summary: ranking('alert2.summary'), body: { details: `${t('detail.text1')}\n${t('detail.text2')}` } },
       ],
       total: 2, limit: 5, offset: 0, more: false,
@@ -315,6 +324,7 @@ const INCIDENT_CASES: Case[] = [
   // Ranked here, the texts compared stay fixed: they decide which incidents are similar (data), not how lines look.
   incidentOpsCase('ranked here, for an incident', 'IncidentOps.FindSimilarIncidents', { incident_id: 'PINC1' }, { lacking: ['/incidents/PINC1/past_incidents'], ranking: 'database timeout checkout' }),
   incidentOpsCase('ranked here, for a text on a service', 'IncidentOps.FindSimilarIncidents', { text: 'database timeout checkout', service_id: 'PSVC1' }),
+  incidentOpsCase('every alert with its body', 'IncidentOps.ListIncidentAlerts', { incident_id: 'PINC1' }),
 ];
 
 // ----- CanvasApi on a stub platform
@@ -439,7 +449,7 @@ describe('the convention (core/tools/line-text.ts)', () => {
 });
 
 describe('random platform text never changes the shape of a line', () => {
-  it('IncidentOps: GetIncidentContext, WhoIsOnCall (now, next, coverage), FindSimilarIncidents', async () => {
+  it('IncidentOps: GetIncidentContext, WhoIsOnCall (now, next, coverage), FindSimilarIncidents, ListIncidentAlerts', async () => {
     const seen = await checkCases(INCIDENT_CASES, registryFrom(INCIDENT_LINES, INCIDENT_TEXTS, ['escalation_policies[].levels[].shifts']), RUNS);
     assertEveryFormatMet(INCIDENT_LINES, INCIDENT_TEXTS, seen);
   });

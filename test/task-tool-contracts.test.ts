@@ -17,6 +17,8 @@ import type { ViewBoardArgs } from '../src/canvasapi/tasks/view-board-call.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
 import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../src/incidentops/tasks/similar-incidents.js';
 import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../src/incidentops/tasks/who-is-on-call.js';
+import type { ListIncidentAlertsArgs, ListIncidentAlertsResult } from '../src/incidentops/tasks/incident-alerts.js';
+import type listIncidentAlerts from '../src/incidentops/tools/list-incident-alerts.js';
 import type getIncidentContext from '../src/incidentops/tools/get-incident-context.js';
 import type findSimilarIncidents from '../src/incidentops/tools/find-similar-incidents.js';
 import type whoIsOnCall from '../src/incidentops/tools/who-is-on-call.js';
@@ -38,6 +40,8 @@ const contracts: {
   'IncidentOps.FindSimilarIncidents answer': true satisfies Same<OutputOf<typeof findSimilarIncidents>, FindSimilarIncidentsResult>,
   'IncidentOps.GetIncidentContext arguments': true satisfies Same<InputOf<typeof getIncidentContext>, GetIncidentContextArgs>,
   'IncidentOps.GetIncidentContext answer': true satisfies Same<OutputOf<typeof getIncidentContext>, GetIncidentContextResult>,
+  'IncidentOps.ListIncidentAlerts arguments': true satisfies Same<InputOf<typeof listIncidentAlerts>, ListIncidentAlertsArgs>,
+  'IncidentOps.ListIncidentAlerts answer': true satisfies Same<OutputOf<typeof listIncidentAlerts>, ListIncidentAlertsResult>,
   'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,

@@ -16,6 +16,7 @@ import getIncidentContext from './tools/get-incident-context.js';
 import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
 import listEscalationPolicies from './tools/list-escalation-policies.js';
+import listIncidentAlerts from './tools/list-incident-alerts.js';
 import listIncidents from './tools/list-incidents.js';
 import listLogEntries from './tools/list-log-entries.js';
 import listOnCalls from './tools/list-on-calls.js';
@@ -46,6 +47,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   getIncidentContext,
   whoIsOnCall,
   findSimilarIncidents,
+  listIncidentAlerts,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**
@@ -64,7 +66,8 @@ export const INCIDENTOPS_INSTRUCTIONS = [
 
 /** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
-  everyday: { description: 'all 14 IncidentOps tools and the 3 task tools: every one is a read an agent needs day to day', includeBeyondContract: true },
+  // ListIncidentAlerts stays out: its listing (~200 tokens) would leave less than the room kept for the next task tools (docs/tasks.md).
+  everyday: { description: 'all 14 IncidentOps tools and 3 of the task tools: every one is a read an agent needs day to day', includeBeyondContract: true, excludeTools: ['IncidentOps.ListIncidentAlerts'] },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 

@@ -41,9 +41,18 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'incidents[].resolved_by': 'Name (ID)',
     'incidents[].last_notes[]': 'time Author (ID): "text"',
   },
+  'IncidentOps.ListIncidentAlerts': {
+    'alerts[].alert': 'Summary (ID)',
+    'alerts[].service': 'Name (ID)',
+    'alerts[].integration': 'Name (ID)',
+    'alerts[].links[]': 'link Text: "url", or image Text: "url"',
+    'alerts[].details[]': 'key.path: "value" (keys bare or quoted, numbers bare), or "text"',
+    cut: 'N detail values cut at N characters (marked …); N detail lines left out past the first N of N alerts (details_left_out). ...',
+  },
 };
 
 /** Fields that hold one platform text alone: flattened to one line, not quoted. */
 export const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'IncidentOps.GetIncidentContext': ['incident.title', 'alerts.newest[].summary'],
+  'IncidentOps.ListIncidentAlerts': ['alerts[].dedup_key'],
 };

@@ -217,8 +217,16 @@ export interface AlertRecord {
   summary: string;
   severity: AlertSeverity;
   alertKey: string;
-  details: Record<string, string>;
+  /** The monitor's details: nested objects, lists and long texts, as monitors send them. */
+  details: AlertDetails;
+  /** Links and images (the body's `contexts`). */
+  contexts: AlertContext[];
 }
+
+export type AlertValue = string | number | boolean | null | AlertValue[] | { [key: string]: AlertValue };
+export type AlertDetails = { [key: string]: AlertValue };
+/** The spec's Context: a link (href) or an image (src), with its text. */
+export type AlertContext = { type: 'link'; href: string; text: string } | { type: 'image'; src: string; text: string };
 
 /** A change event (a deploy, a configuration change) sent to a service's integration. */
 export interface ChangeEventRecord {

@@ -437,7 +437,7 @@ export class Renderer {
             ),
           }
         : {}),
-      body: { type: 'alert_body', contexts: [{ type: 'link', href: a.details.runbook, text: 'Runbook' }], details: a.details },
+      body: { type: 'alert_body', contexts: a.contexts, details: a.details },
     };
   }
 

@@ -10,6 +10,7 @@ import type { IdFactory, Rng } from '../random.js';
 import { DAY, HOUR, MINUTE, slug, wholeSecond } from './common.js';
 import { acknowledge, addResponderNote, escalateOnTimeout, handOver, reactionTimes, resolve, startTimeline, type TimelineContext } from './incident-timeline.js';
 import { SERVICES } from './services.js';
+import { alertBody, reportedValue, signalsFor } from './alert-bodies.js';
 
 export interface IncidentContext extends TimelineContext {
   now: number;
@@ -162,49 +163,34 @@ function generateIncident(ctx: IncidentContext, plan: IncidentPlan, index: numbe
   return { incident, entries };
 }
 
-/** What a monitor reports, with its check name and unit; one alert of an incident per signal. */
-const ALERT_SIGNALS = [
-  { check: 'http_error_rate', summary: 'Error rate {value}% over 5 minutes', unit: '%', threshold: 5, high: 40 },
-  { check: 'latency_p99', summary: 'p99 latency {value} ms', unit: 'ms', threshold: 800, high: 6000 },
-  { check: 'health_check', summary: 'Health check failing on {host}', unit: 'failures', threshold: 3, high: 12 },
-  { check: 'disk_used', summary: 'Disk {value}% full on {host}', unit: '%', threshold: 90, high: 99 },
-  { check: 'queue_depth', summary: 'Queue depth {value} messages', unit: 'messages', threshold: 5000, high: 90000 },
-] as const;
-
-/** Each incident's alertCount alerts: the first carries the incident's title, the others related signals. */
+/** Each incident's alertCount alerts, saying what its title says: the first carries the title, the others related signals (data/alert-bodies.ts). */
 export function generateAlerts(rng: Rng, ids: IdFactory, incidents: readonly IncidentRecord[], servicesById: Map<string, ServiceRecord>): Map<string, AlertRecord[]> {
   const byIncident = new Map<string, AlertRecord[]>();
   for (const incident of incidents) {
     const service = servicesById.get(incident.serviceId) as ServiceRecord;
     const svcSlug = slug(service.name);
     const severities: AlertSeverity[] = incident.urgency === 'high' ? ['critical', 'error'] : ['warning', 'info'];
+    const titleHost = /[a-z0-9-]+-\d\d\.prod\.internal/.exec(incident.title)?.[0];
     const alerts: AlertRecord[] = [];
     for (let n = 0; n < incident.alertCount; n++) {
-      const signal = rng.pick(ALERT_SIGNALS);
-      const host = `${svcSlug}-${String(rng.int(1, 24)).padStart(2, '0')}.prod.internal`;
-      const value = rng.int(signal.threshold + 1, signal.high);
+      // One draw each for the signal, host and value, as ever: the records drawn after stay the same.
+      const signals = signalsFor(incident.title);
+      const picked = rng.pick(signals);
+      // The alert that carries the title reports the kind's main signal.
+      const signal = n === 0 ? (signals[0] as typeof picked) : picked;
+      const drawnHost = `${svcSlug}-${String(rng.int(1, 24)).padStart(2, '0')}.prod.internal`;
+      const host = n === 0 && titleHost ? titleHost : drawnHost;
+      const drawn = signal.below ? rng.int(1, signal.threshold - 1) : rng.int(signal.threshold + 1, signal.high);
+      const value = reportedValue(incident.title, n === 0, drawn);
       // Alerts arrive within the incident's life: the first with the trigger, the rest shortly after.
       const lastMoment = Math.max(incident.createdAt, (incident.resolvedAt ?? incident.updatedAt) - 1000);
       const createdAt = n === 0 ? incident.createdAt : Math.min(incident.createdAt + rng.int(1, 15) * MINUTE, lastMoment);
-      alerts.push({
-        id: ids.next('Q', 13),
-        incidentId: incident.id,
-        serviceId: service.id,
-        integrationId: service.integrations[0]?.id ?? null,
-        createdAt,
-        resolvedAt: incident.resolvedAt,
-        summary: n === 0 ? incident.title : signal.summary.replace('{value}', String(value)).replace('{host}', host),
-        severity: n === 0 ? (severities[0] as AlertSeverity) : rng.pick(severities),
-        alertKey: rng.chars(32, '0123456789abcdef'),
-        details: {
-          check: signal.check,
-          host,
-          value: `${value} ${signal.unit}`,
-          threshold: `${signal.threshold} ${signal.unit}`,
-          source: `${svcSlug}-monitor`,
-          runbook: `https://runbooks.example.com/${svcSlug}/${signal.check}`,
-        },
-      });
+      const id = ids.next('Q', 13);
+      const summary = n === 0 ? incident.title : signal.summary.replace('{value}', String(value)).replace('{host}', host).replace('{domain}', `${svcSlug}.example.com`);
+      const severity = n === 0 ? (severities[0] as AlertSeverity) : rng.pick(severities);
+      const alertKey = rng.chars(32, '0123456789abcdef');
+      const body = alertBody(incident.title, { alertId: id, signal, value, host, svcSlug, serviceName: service.name, createdAt });
+      alerts.push({ id, incidentId: incident.id, serviceId: service.id, integrationId: service.integrations[0]?.id ?? null, createdAt, resolvedAt: incident.resolvedAt, summary, severity, alertKey, ...body });
     }
     alerts.sort((a, b) => a.createdAt - b.createdAt);
     byIncident.set(incident.id, alerts);

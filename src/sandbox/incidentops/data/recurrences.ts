@@ -6,6 +6,7 @@
 import type { AlertRecord, ChangeEventRecord, IncidentRecord, LogEntryRecord, ServiceRecord, TeamRecord, UserRecord } from '../model.js';
 import type { IdFactory, Rng } from '../random.js';
 import { DAY, HOUR, MINUTE, slug, wholeSecond } from './common.js';
+import { alertBody, reportedValue, signalsFor, type AlertSignal } from './alert-bodies.js';
 
 /** What fixed a recurring incident, one theme per incident that recurs ({host} is the incident's host). */
 const FIXES = [
@@ -88,9 +89,15 @@ export function addRecurrences(ctx: RecurrenceContext): Set<string> {
         entry('resolve_log_entry', resolvedAt, `Resolved by ${name}.`),
       );
       const svcSlug = slug(service.name);
+      const alertId = ids.next('Q', 13);
+      const alertKey = rng.chars(32, '0123456789abcdef');
+      // The body from the alert's own random source: the draws above stay as they were.
+      const signal = signalsFor(title)[0] as AlertSignal;
+      const alertHost = /[a-z0-9-]+-\d\d\.prod\.internal/.exec(title)?.[0] ?? `${svcSlug}-${host}.prod.internal`;
+      const value = reportedValue(title, true, signal.below ? signal.threshold - 1 : signal.threshold + 1);
       ctx.alertsByIncident.set(id, [
         {
-          id: ids.next('Q', 13),
+          id: alertId,
           incidentId: id,
           serviceId: service.id,
           integrationId: service.integrations[0]?.id ?? null,
@@ -98,8 +105,8 @@ export function addRecurrences(ctx: RecurrenceContext): Set<string> {
           resolvedAt,
           summary: title,
           severity: parent.urgency === 'high' ? 'critical' : 'warning',
-          alertKey: rng.chars(32, '0123456789abcdef'),
-          details: { source: `${svcSlug}-monitor`, runbook: `https://runbooks.example.com/${svcSlug}` },
+          alertKey,
+          ...alertBody(title, { alertId, signal, value, host: alertHost, svcSlug, serviceName: service.name, createdAt }),
         },
       ]);
       added.push({
