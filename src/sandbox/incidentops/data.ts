@@ -26,6 +26,7 @@ import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
 import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
+import { addSearchExamples } from './data/search-examples.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -72,6 +73,10 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // The dependency graph draws from a source of its own: it changes none of the records above.
   const taken = [users, teams, schedules, policies, services, priorities, incidents].flatMap((list: readonly { id: string }[]) => list.map((r) => r.id));
   const { businessServices, dependencies } = generateDependencies(seed, services, teamsById, taken);
+  // Incidents a text search has to understand, from a source of their own, older than the rest.
+  const alertIds = [...alertsByIncident.values()].flat().map((a) => a.id);
+  const takenNow = [...taken, ...businessServices.map((b) => b.id), ...dependencies.map((d) => d.id), ...logEntries.map((l) => l.id), ...alertIds];
+  addSearchExamples({ seed, now, incidents, logEntries, alertsByIncident, services, usersById, teams, eligibleOf, takenIds: takenNow });
 
   return {
     generatedAt: now,
