@@ -17,6 +17,7 @@ import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
 import listEscalationPolicies from './tools/list-escalation-policies.js';
 import listIncidentAlerts from './tools/list-incident-alerts.js';
+import incidentStats from './tools/incident-stats.js';
 import listIncidents from './tools/list-incidents.js';
 import listLogEntries from './tools/list-log-entries.js';
 import listOnCalls from './tools/list-on-calls.js';
@@ -48,6 +49,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   whoIsOnCall,
   findSimilarIncidents,
   listIncidentAlerts,
+  incidentStats,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**

@@ -14,7 +14,8 @@
  * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
  * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
  * incidents, change events), dependencies.ts (business services and the dependency graph, from a
- * random source of its own); common.ts holds what they share.
+ * random source of its own), history.ts (six months of resolved incidents on a few services, paged
+ * at all hours to responders in several time zones; a source of its own); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -26,6 +27,7 @@ import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
 import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
+import { generateHistory } from './data/history.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -72,6 +74,20 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // The dependency graph draws from a source of its own: it changes none of the records above.
   const taken = [users, teams, schedules, policies, services, priorities, incidents].flatMap((list: readonly { id: string }[]) => list.map((r) => r.id));
   const { businessServices, dependencies } = generateDependencies(seed, services, teamsById, taken);
+  // Six months of history on a few services, from a source of its own too (numbered 6001 on).
+  const history = generateHistory({
+    seed,
+    now,
+    services,
+    policiesById,
+    schedulesById,
+    usersById,
+    takenIds: [...taken, ...businessServices.map((b) => b.id), ...logEntries.map((l) => l.id), ...[...alertsByIncident.values()].flat().map((a) => a.id)],
+  });
+  incidents.push(...history.incidents);
+  incidents.sort((a, b) => a.createdAt - b.createdAt);
+  logEntries.push(...history.logEntries);
+  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 
   return {
     generatedAt: now,
