@@ -470,8 +470,8 @@ describe('where the task tools are listed', () => {
       assert.ok(!listed.includes('IncidentOps.WhoIsOnCall') && !listed.includes('IncidentOps.GetIncidentContext') && !listed.includes('IncidentOps.FindSimilarIncidents'));
     }
     assert.ok(names([{ profile: 'everyday' }]).includes('IncidentOps.WhoIsOnCall'));
-    assert.equal(names([{ profile: 'everyday' }]).length, 17);
-    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts']);
+    assert.equal(names([{ profile: 'everyday' }]).length, 18);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts', 'IncidentOps.IncidentStats']);
     assert.deepEqual(names([{ toolsets: ['incidents'], tools: ['WhoIsOnCall'] }]).slice(-1), ['IncidentOps.WhoIsOnCall']);
     // A later choice still narrows: a toolset choice after everyday keeps only that toolset.
     assert.deepEqual(names([{ profile: 'everyday' }, { toolsets: ['oncalls'] }]), names([{ toolsets: ['oncalls'] }]));
@@ -521,8 +521,7 @@ describe('cost of the tasks: the contract tools vs one task tool (tokens of the 
       // Incident: the newest resolved one (a whole story). Contract plan: GetIncident, the account
       // feed (no incident filter) over the incident's lifetime, who is on call for its policy.
       // Its alerts are unreachable; its notes only as log entries.
-      const resolved = (await direct('/incidents?date_range=all&limit=100&statuses[]=resolved')).incidents as Json[];
-      const target = resolved[resolved.length - 1] as Json;
+      const target = ((await direct('/incidents?date_range=all&limit=1&statuses[]=resolved&sort_by=created_at:desc')).incidents as Json[])[0] as Json;
       const incident = await callTool(at, 'IncidentOps.GetIncident', { incident_id: String(target.incident_number) });
       const contractIncident = [incident];
       const record = incident.data.incident as Json;

@@ -94,6 +94,7 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
     'IncidentOps.WhoIsOnCall': { team_id: 'PT1' },
     'IncidentOps.FindSimilarIncidents': { incident_id: 'PI1' },
     'IncidentOps.ListIncidentAlerts': { incident_id: 'PI1' },
+    'IncidentOps.IncidentStats': { service_id: 'PS1' },
   };
   const WRONG: [string, () => Response][] = [
     ['an array', () => jsonResponse(200, [{ id: 'P1' }])],

@@ -283,6 +283,15 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
     '/services': { services: [{ id: 'PSVC2', name: t('service2.name') }, { id: 'PSVC3', name: t('service3.name') }], limit: 100, offset: 0, more: false },
     '/business_services': { business_services: [{ id: 'PBS1', name: t('business.name') }], limit: 100, offset: 0, more: false },
     '/services/PSVC1': { service: { id: 'PSVC1', name: t('service.name'), escalation_policy: ref('PEP1', t('policy.name')) } },
+    // The account's log feed (statistics): PINC4's page to PU4 and its acknowledgement; PU4's zone.
+    '/log_entries': {
+      log_entries: [
+        { id: 'PL9', type: 'notify_log_entry', created_at: '2026-04-01T10:05:00Z', incident: { id: 'PINC4' }, user: ref('PU4', t('PU4.name')), summary: t('log9.summary') },
+        { id: 'PL10', type: 'acknowledge_log_entry', created_at: '2026-04-01T10:10:00Z', incident: { id: 'PINC4' }, agent: ref('PU4', t('PU4.name')), summary: t('log10.summary') },
+      ],
+      limit: 100, offset: 0, more: false,
+    },
+    '/users/PU4': { user: { id: 'PU4', name: t('PU4.name'), time_zone: 'Europe/Berlin' } },
     '/teams/PTEAM1': { team: { id: 'PTEAM1', name: t('team.name') } },
     '/escalation_policies': { escalation_policies: [{ id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}] }], limit: 100, offset: 0, more: false },
     '/escalation_policies/PEP1': { escalation_policy: { id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}] } },
@@ -326,6 +335,7 @@ const INCIDENT_CASES: Case[] = [
   incidentOpsCase('ranked here, for an incident', 'IncidentOps.FindSimilarIncidents', { incident_id: 'PINC1' }, { lacking: ['/incidents/PINC1/past_incidents'], ranking: 'database timeout checkout' }),
   incidentOpsCase('ranked here, for a text on a service', 'IncidentOps.FindSimilarIncidents', { text: 'database timeout checkout', service_id: 'PSVC1' }),
   incidentOpsCase('every alert with its body', 'IncidentOps.ListIncidentAlerts', { incident_id: 'PINC1' }),
+  incidentOpsCase('incident statistics of a service, with a responder paged', 'IncidentOps.IncidentStats', { service_id: 'PSVC1', since: '2026-03-15T00:00:00Z', until: '2026-04-15T00:00:00Z' }),
 ];
 
 // ----- CanvasApi on a stub platform

@@ -167,7 +167,8 @@ before(async () => {
     serviceId: services.find((s: Body) => s.name === 'Checkout API').id,
     policyId: policies.find((p: Body) => p.name === 'Platform Engineering Escalation').id,
     scheduleId: schedules.find((s: Body) => s.name === 'Payments - Primary').id,
-    incidentId: incidents[0].id,
+    // The oldest incident that came from an alert (some are opened by hand, with none).
+    incidentId: incidents.find((i: Body) => i.alert_counts.all > 0).id,
   };
 });
 

@@ -18,7 +18,9 @@ import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/in
 import type { FindSimilarIncidentsArgs, FindSimilarIncidentsResult } from '../src/incidentops/tasks/similar-incidents.js';
 import type { WhoIsOnCallArgs, WhoIsOnCallResult } from '../src/incidentops/tasks/who-is-on-call.js';
 import type { ListIncidentAlertsArgs, ListIncidentAlertsResult } from '../src/incidentops/tasks/incident-alerts.js';
+import type { IncidentStatsArgs, IncidentStatsResult } from '../src/incidentops/tasks/incident-stats.js';
 import type listIncidentAlerts from '../src/incidentops/tools/list-incident-alerts.js';
+import type incidentStats from '../src/incidentops/tools/incident-stats.js';
 import type getIncidentContext from '../src/incidentops/tools/get-incident-context.js';
 import type findSimilarIncidents from '../src/incidentops/tools/find-similar-incidents.js';
 import type whoIsOnCall from '../src/incidentops/tools/who-is-on-call.js';
@@ -42,6 +44,8 @@ const contracts: {
   'IncidentOps.GetIncidentContext answer': true satisfies Same<OutputOf<typeof getIncidentContext>, GetIncidentContextResult>,
   'IncidentOps.ListIncidentAlerts arguments': true satisfies Same<InputOf<typeof listIncidentAlerts>, ListIncidentAlertsArgs>,
   'IncidentOps.ListIncidentAlerts answer': true satisfies Same<OutputOf<typeof listIncidentAlerts>, ListIncidentAlertsResult>,
+  'IncidentOps.IncidentStats arguments': true satisfies Same<InputOf<typeof incidentStats>, IncidentStatsArgs>,
+  'IncidentOps.IncidentStats answer': true satisfies Same<OutputOf<typeof incidentStats>, IncidentStatsResult>,
   'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,

@@ -17,6 +17,7 @@ import getService from './tools/get-service.js';
 import getTeam from './tools/get-team.js';
 import listEscalationPolicies from './tools/list-escalation-policies.js';
 import listIncidentAlerts from './tools/list-incident-alerts.js';
+import incidentStats from './tools/incident-stats.js';
 import listIncidents from './tools/list-incidents.js';
 import listLogEntries from './tools/list-log-entries.js';
 import listOnCalls from './tools/list-on-calls.js';
@@ -48,6 +49,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   whoIsOnCall,
   findSimilarIncidents,
   listIncidentAlerts,
+  incidentStats,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**
@@ -67,7 +69,7 @@ export const INCIDENTOPS_INSTRUCTIONS = [
 /** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
   // ListIncidentAlerts stays out: its listing (~200 tokens) would leave less than the room kept for the next task tools (docs/tasks.md).
-  everyday: { description: 'all 14 IncidentOps tools and 3 of the task tools: every one is a read an agent needs day to day', includeBeyondContract: true, excludeTools: ['IncidentOps.ListIncidentAlerts'] },
+  everyday: { description: 'all 14 IncidentOps tools and 4 of the task tools: every one is a read an agent needs day to day', includeBeyondContract: true, excludeTools: ['IncidentOps.ListIncidentAlerts'] },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 

@@ -165,3 +165,9 @@ export function instantOf(at: string | undefined, timeZone: string | undefined, 
   if (at === undefined) return luxon().DateTime.fromJSDate(now).setZone(zone);
   return luxon().DateTime.fromISO(at.trim(), { zone, setZone: true }).setZone(zone);
 }
+
+/**
+ * IncidentStats' reads at most: pages of 100 incidents and of the log feed, and responders whose
+ * time zone is read (one GET each; others are counted in the caller's zone).
+ */
+export const STATS_PAGES = { incidents: 10, logEntries: 30, users: 30 } as const;

@@ -20,6 +20,7 @@ const NAME_CHARS = 100;
 const KINDS = {
   service: { item: '/services/{id}', list: '/services', key: 'service', listKey: 'services', listTool: 'IncidentOps.ListServices' },
   team: { item: '/teams/{id}', list: '/teams', key: 'team', listKey: 'teams', listTool: 'IncidentOps.ListTeams' },
+  escalation_policy: { item: '/escalation_policies/{id}', list: '/escalation_policies', key: 'escalation_policy', listKey: 'escalation_policies', listTool: 'IncidentOps.ListEscalationPolicies' },
 } as const;
 
 export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof KINDS, parameter: string, value: string, signal: AbortSignal): Promise<Json> {
@@ -39,7 +40,7 @@ export async function resolveByIdOrName(api: IncidentOpsApi, kind: keyof typeof 
   if (candidates.length === 0) {
     throw new ToolError({
       kind: 'not_found',
-      message: `No ${kind} has the ID or a name matching "${value}" (${parameter}).`,
+      message: `No ${kind.replace('_', ' ')} has the ID or a name matching "${value}" (${parameter}).`,
       nextStep: `${listTool} lists them (its query filters by name); pass one's ID or exact name as ${parameter}.`,
     });
   }

@@ -115,16 +115,18 @@ function cutPath(path: string): string {
   return path.length <= KEY_CHARS ? path : quote(`${oneLine(path, KEY_CHARS)}`);
 }
 
-/** The body's links and images as `link Text: "url"` / `image Text: "url"`, from its contexts (and cef_details' where the platform sends them). */
+/**
+ * The body's links and images as `link Text: "url"` / `image Text: "url"`, from its contexts, else
+ * cef_details' (which repeat them where both are sent). One line per context, never merged by
+ * their text: platform text never changes how many lines there are.
+ */
 function linkLines(body: Json): string[] {
   const cef = isRecord(body.cef_details) ? body.cef_details : {};
-  const contexts = [...(Array.isArray(body.contexts) ? body.contexts : []), ...(Array.isArray(cef.contexts) ? cef.contexts : [])].filter(isRecord);
-  const seen = new Set<string>();
+  const contexts = (Array.isArray(body.contexts) ? body.contexts : Array.isArray(cef.contexts) ? cef.contexts : []).filter(isRecord);
   const lines: string[] = [];
   for (const context of contexts) {
     const url = typeof context.href === 'string' ? context.href : typeof context.src === 'string' ? context.src : undefined;
-    if (url === undefined || seen.has(url)) continue;
-    seen.add(url);
+    if (url === undefined) continue;
     const kind = context.type === 'image' ? 'image' : 'link';
     const text = typeof context.text === 'string' && flatText(context.text) !== '' ? nameText(context.text, 100) : '(no text)';
     lines.push(`${kind} ${text}: ${quotedText(url, LINK_CHARS)}`);

@@ -50,6 +50,10 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'alerts[].details[]': 'key.path: "value" (keys bare or quoted, numbers bare), or "text"',
     cut: 'N detail values cut at N characters (marked …); N detail lines left out past the first N of N alerts (details_left_out). ...',
   },
+  'IncidentOps.IncidentStats': {
+    of: 'service|team|escalation policy Name (ID)',
+    'responders[]': 'Name (ID): N pages, N out of hours, N at night (N incidents) in Zone',
+  },
 };
 
 /** Fields that hold one platform text alone: flattened to one line, not quoted. */

@@ -14,7 +14,8 @@
  * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
  * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
  * incidents, change events), dependencies.ts (business services and the dependency graph, from a
- * random source of its own); common.ts holds what they share.
+ * random source of its own), history.ts (six months of resolved incidents on a few services, paged
+ * at all hours to responders in several time zones; a source of its own); common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -27,6 +28,7 @@ import { generatePriorities, generateServices } from './data/services.js';
 import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
 import { addSearchExamples } from './data/search-examples.js';
+import { generateHistory } from './data/history.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -77,6 +79,23 @@ export function generateDataset(options: GenerateOptions): Dataset {
   const alertIds = [...alertsByIncident.values()].flat().map((a) => a.id);
   const takenNow = [...taken, ...businessServices.map((b) => b.id), ...dependencies.map((d) => d.id), ...logEntries.map((l) => l.id), ...alertIds];
   addSearchExamples({ seed, now, incidents, logEntries, alertsByIncident, services, usersById, teams, eligibleOf, takenIds: takenNow });
+  // Six months of history on a few services, from a source of its own too (numbered 801 on, below the rest).
+  const history = generateHistory({
+    seed,
+    now,
+    services,
+    policiesById,
+    schedulesById,
+    usersById,
+    // Every ID so far, the search examples' included, once each.
+    takenIds: [...new Set([...taken, ...incidents.map((i) => i.id), ...businessServices.map((b) => b.id), ...logEntries.map((l) => l.id), ...[...alertsByIncident.values()].flat().map((a) => a.id)])],
+  });
+  incidents.push(...history.incidents);
+  // Opened by hand, not by an alert: their alert lists are empty, not missing.
+  for (const incident of history.incidents) alertsByIncident.set(incident.id, []);
+  incidents.sort((a, b) => a.createdAt - b.createdAt);
+  logEntries.push(...history.logEntries);
+  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 
   return {
     generatedAt: now,
