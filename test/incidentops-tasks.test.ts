@@ -471,7 +471,7 @@ describe('where the task tools are listed', () => {
     }
     assert.ok(names([{ profile: 'everyday' }]).includes('IncidentOps.WhoIsOnCall'));
     assert.equal(names([{ profile: 'everyday' }]).length, 17);
-    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts']);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts', 'IncidentOps.ShiftHandoff']);
     assert.deepEqual(names([{ toolsets: ['incidents'], tools: ['WhoIsOnCall'] }]).slice(-1), ['IncidentOps.WhoIsOnCall']);
     // A later choice still narrows: a toolset choice after everyday keeps only that toolset.
     assert.deepEqual(names([{ profile: 'everyday' }, { toolsets: ['oncalls'] }]), names([{ toolsets: ['oncalls'] }]));

@@ -216,10 +216,17 @@ async function shiftIncidents(
       signal,
       { maxItems: HANDOFF_BOUNDS.incidentPages * 100, onProgress: pages("the shift's incidents") },
     ),
-    deps.api.listAll('/log_entries', 'log_entries', { since: iso(start), until: iso(now + 1000), is_overview: true }, signal, {
-      maxItems: HANDOFF_BOUNDS.logPages * 100,
-      onProgress: pages('the log entries'),
-    }),
+    // Without the log, the times come from the incidents' own fields (said in partial).
+    deps.api
+      .listAll('/log_entries', 'log_entries', { since: iso(start), until: iso(now + 1000), is_overview: true }, signal, {
+        maxItems: HANDOFF_BOUNDS.logPages * 100,
+        onProgress: pages('the log entries'),
+      })
+      .catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        partial.push(`times: the log entries could not be read (${error instanceof Error ? error.message : String(error)}); times from the incidents' own fields`);
+        return { items: [] as Json[], truncated: false, why: undefined };
+      }),
   ]);
   if (listed.truncated) partial.push(`incidents: the first ${listed.items.length} of the shift only${listed.why ? ` (${listed.why})` : ''}`);
   if (log.truncated) partial.push(`times: log entries read up to ${HANDOFF_BOUNDS.logPages * 100}; the others' times from the incidents' own fields`);
@@ -258,15 +265,21 @@ async function shiftIncidents(
   const notes = await Promise.all(
     withNotes.map(async (incident) => {
       const id = String(incident.id);
-      const page = await deps.api.listPage('/incidents/{id}/notes', 'notes', {}, signal, { id }, `incident "${id}"`);
-      return page.items.filter(isRecord).sort((a, b) => ms(b.created_at) - ms(a.created_at))[0];
+      try {
+        const page = await deps.api.listPage('/incidents/{id}/notes', 'notes', {}, signal, { id }, `incident "${id}"`);
+        return page.items.filter(isRecord).sort((a, b) => ms(b.created_at) - ms(a.created_at))[0];
+      } catch (error) {
+        if (signal.aborted) throw error;
+        partial.push(`notes: #${String(incident.incident_number)}'s could not be read (${error instanceof Error ? error.message : String(error)})`);
+        return null;
+      }
     }),
   );
   const openLines = open.map((incident, index) => {
     const { ack } = timesOf(incident);
     const who = Array.isArray(incident.assignments) ? incident.assignments.map((a) => (isRecord(a) ? named(a.assignee) : undefined)).filter(Boolean).join(', ') : '';
     const note = notes[index];
-    return `${incidentLabel(incident)}: ${String(incident.urgency)}, ${String(incident.status)}${ack >= 0 ? ` in ${minutes(ack)}` : ''}${who ? `, assigned to ${who}` : ''}; last note: ${note ? noteLine(note, NOTE_CHARS) : index < withNotes.length ? 'none' : 'not read'}`;
+    return `${incidentLabel(incident)}: ${String(incident.urgency)}, ${String(incident.status)}${ack >= 0 ? ` in ${minutes(ack)}` : ''}${who ? `, assigned to ${who}` : ''}; last note: ${note ? noteLine(note, NOTE_CHARS) : note === null || index >= withNotes.length ? 'not read' : 'none'}`;
   });
   return {
     opened: incidents.length,
@@ -283,6 +296,10 @@ function incidentLabel(incident: Json): string {
   return `#${String(incident.incident_number)} ${quotedText(incident.title, TITLE_CHARS)} (${String(incident.id)})`;
 }
 
+/** A coverage shift line with an override: `time to time Name (ID): override`, the name and ID bare or quoted, so no name can fake one. */
+const QUOTED = '"(?:[^"\\\\]|\\\\.)*"';
+const OVERRIDE_SHIFT = new RegExp(`^\\S+ to \\S+ (?:${QUOTED}|[^"(:]*?) \\((?:${QUOTED}|[^)"]*)\\): override`);
+
 /** Gaps and overrides over the next 24 hours, per policy: WhoIsOnCall's coverage, its gap and override lines. */
 async function coming24h(context: ToolContext<IncidentOpsDeps>, policyIds: string[], now: number, partial: string[]): Promise<string[]> {
   const lines: string[] = [];
@@ -293,7 +310,7 @@ async function coming24h(context: ToolContext<IncidentOpsDeps>, policyIds: strin
     for (const policy of coverage.escalation_policies) {
       for (const level of policy.levels) {
         for (const gap of level.gaps ?? []) lines.push(`${policy.escalation_policy} level ${level.level}: gap ${gap}`);
-        for (const shift of Object.values(level.shifts ?? {}).flat()) if (/: override/.test(shift)) lines.push(`${policy.escalation_policy} level ${level.level}: ${shift}`);
+        for (const shift of Object.values(level.shifts ?? {}).flat()) if (OVERRIDE_SHIFT.test(shift)) lines.push(`${policy.escalation_policy} level ${level.level}: ${shift}`);
       }
     }
     if (coverage.covered_until) partial.push(`coming_24h: ${coverage.escalation_policies[0]?.escalation_policy ?? id} covered up to ${coverage.covered_until} only`);
