@@ -69,7 +69,7 @@ export const INCIDENTOPS_INSTRUCTIONS = [
 /** Named tool sets for `--profile`: the server is small and has no enterprise administration. */
 export const INCIDENTOPS_PROFILES: Readonly<Record<string, ToolProfile>> = {
   // ListIncidentAlerts stays out: its listing (~200 tokens) would leave less than the room kept for the next task tools (docs/tasks.md).
-  everyday: { description: 'all 14 IncidentOps tools and 3 of the task tools: every one is a read an agent needs day to day', includeBeyondContract: true, excludeTools: ['IncidentOps.ListIncidentAlerts'] },
+  everyday: { description: 'all 14 IncidentOps tools and 4 of the task tools: every one is a read an agent needs day to day', includeBeyondContract: true, excludeTools: ['IncidentOps.ListIncidentAlerts'] },
   'no-enterprise': { description: 'all 14 IncidentOps tools: none of them is enterprise administration' },
 };
 
