@@ -94,7 +94,7 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
     'IncidentOps.WhoIsOnCall': { team_id: 'PT1' },
     'IncidentOps.FindSimilarIncidents': { incident_id: 'PI1' },
     'IncidentOps.ListIncidentAlerts': { incident_id: 'PI1' },
-    'IncidentOps.ShiftHandoff': { schedule_id: 'PSC1' },
+    'IncidentOps.ShiftHandoff': {},
   };
   const WRONG: [string, () => Response][] = [
     ['an array', () => jsonResponse(200, [{ id: 'P1' }])],

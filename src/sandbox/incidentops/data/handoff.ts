@@ -1,7 +1,7 @@
 /**
- * A shift to hand over: the demo user stands in on the security schedule (an override) for the
- * eleven hours around `now`, ending an hour after it, and five incidents happen on the security
- * service during it: two resolved, two acknowledged (one with two notes), one still triggered.
+ * A shift to hand over: the demo user stands in on the support schedule (an override) for the
+ * eleven hours around `now`, ending an hour after it, and five incidents happen on the support
+ * portal during it: two resolved, two acknowledged (one with two notes), one still triggered.
  * Numbers 4101 to 4105, IDs from a random source of its own; applied last, so every record made
  * before stays the same (only the schedule's overrides and these incidents are new).
  */
@@ -14,7 +14,7 @@ export const HANDOFF_SHIFT = { startsBefore: 10 * HOUR, endsAfter: 1 * HOUR } as
 const FIRST_NUMBER = 4101;
 
 interface HandoffIncident {
-  service: 'Security Monitoring';
+  service: 'Support Portal';
   title: string;
   urgency: 'high' | 'low';
   /** Minutes after the shift's start. */
@@ -27,11 +27,11 @@ interface HandoffIncident {
 }
 
 const INCIDENTS: HandoffIncident[] = [
-  { service: 'Security Monitoring', title: 'Spike in failed logins on Security Monitoring', urgency: 'high', at: 70, ackAfter: 4, resolveAfter: 42, notes: [[20, 'Credential stuffing from one ASN; blocked it at the edge, failures back to baseline.']] },
-  { service: 'Security Monitoring', title: 'SIEM ingestion lag above 15 minutes on Security Monitoring', urgency: 'high', at: 220, ackAfter: 7, resolveAfter: 85, notes: [[30, 'Restarted the stuck log shipper on siem-collector-02; lag back under a minute.']] },
-  { service: 'Security Monitoring', title: 'API token used from an unknown network on Security Monitoring', urgency: 'high', at: 380, ackAfter: 11, resolveAfter: null, notes: [[25, 'Token revoked and owner contacted; still checking what it read before the revocation.']] },
-  { service: 'Security Monitoring', title: 'WAF rule update blocking payment callbacks', urgency: 'low', at: 450, ackAfter: 3, resolveAfter: null, notes: [[15, 'Rule 9402 matches the callback signature header.'], [70, 'Rule set to log-only; callbacks flowing. Needs a proper fix with the payments team after the handover.']] },
-  { service: 'Security Monitoring', title: 'IDS sensor ids-03 not reporting', urgency: 'high', at: 545, ackAfter: null, resolveAfter: null, notes: [] },
+  { service: 'Support Portal', title: 'Support Portal search returning 500s', urgency: 'high', at: 70, ackAfter: 4, resolveAfter: 42, notes: [[20, 'Search index shard 3 was read-only after the disk filled; freed space and reopened it.']] },
+  { service: 'Support Portal', title: 'Ticket email ingestion delayed by 20 minutes on Support Portal', urgency: 'high', at: 220, ackAfter: 7, resolveAfter: 85, notes: [[30, 'Restarted the stuck mail poller; the backlog of 1,400 emails is processed.']] },
+  { service: 'Support Portal', title: 'SSO login failures for agents on Support Portal', urgency: 'high', at: 380, ackAfter: 11, resolveAfter: null, notes: [[25, 'The identity provider rotated its signing key; new key loaded, a few agents still fail with cached sessions, watching.']] },
+  { service: 'Support Portal', title: 'Attachment uploads failing on Support Portal', urgency: 'low', at: 450, ackAfter: 3, resolveAfter: null, notes: [[15, 'Uploads over 10 MB hit the new proxy body limit.'], [70, 'Limit raised to 25 MB on one proxy as a test; roll it to the others after the handover if errors stay at zero.']] },
+  { service: 'Support Portal', title: 'Live chat disconnecting agents on Support Portal', urgency: 'high', at: 545, ackAfter: null, resolveAfter: null, notes: [] },
 ];
 
 export interface HandoffData {
@@ -40,16 +40,16 @@ export interface HandoffData {
   alertsByIncident: Map<string, AlertRecord[]>;
 }
 
-/** Adds the override to the security schedule and returns the shift's incidents (the caller merges them in time order). */
+/** Adds the override to the support schedule and returns the shift's incidents (the caller merges them in time order). */
 export function addHandoffShift(seed: number, now: number, schedules: readonly ScheduleRecord[], services: readonly ServiceRecord[], taken: readonly string[]): HandoffData {
   const ids = new IdFactory(new Rng(seed ^ 0x4a0d0f));
   for (const id of taken) ids.reserve(id);
   const hour = Math.ceil(now / HOUR) * HOUR;
   const start = hour - HANDOFF_SHIFT.startsBefore;
-  const security = schedules.find((s) => s.name === 'Security Incident Response');
-  if (security) {
-    (security.overrides ??= []).push({ id: ids.next(), start, end: hour + HANDOFF_SHIFT.endsAfter, userId: DEMO_USER_ID });
-    security.overrides.sort((a, b) => a.start - b.start);
+  const support = schedules.find((s) => s.name === 'Support Tools - Daily');
+  if (support) {
+    (support.overrides ??= []).push({ id: ids.next(), start, end: hour + HANDOFF_SHIFT.endsAfter, userId: DEMO_USER_ID });
+    support.overrides.sort((a, b) => a.start - b.start);
   }
   const out: HandoffData = { incidents: [], logEntries: [], alertsByIncident: new Map() };
   INCIDENTS.forEach((spec, index) => {
@@ -85,7 +85,7 @@ export function addHandoffShift(seed: number, now: number, schedules: readonly S
       resolvedAt,
       summary: spec.title,
       severity: spec.urgency === 'high' ? 'critical' : 'warning',
-      alertKey: `security-handoff-${index + 1}`,
+      alertKey: `support-handoff-${index + 1}`,
       details: { monitor: `${spec.service.toLowerCase().replace(/ /g, '-')}-monitor`, summary: spec.title },
       contexts: [],
     };
@@ -104,7 +104,7 @@ export function addHandoffShift(seed: number, now: number, schedules: readonly S
       policyId: service.policyId,
       teamIds: service.teamIds.slice(),
       priorityId: null,
-      incidentKey: `security-handoff-${index + 1}`,
+      incidentKey: `support-handoff-${index + 1}`,
       assignments: status === 'resolved' ? [] : [{ at: createdAt, userId: DEMO_USER_ID }],
       acknowledgements: status === 'acknowledged' && ackAt !== null ? [{ at: ackAt, userId: DEMO_USER_ID }] : [],
       resolvedAt,
