@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { countTokens } from '../src/core/tools/context-size.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, incidentOpsServerFor, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -202,6 +202,45 @@ describe('IncidentOps.ShiftHandoff', () => {
     const taskTokens = await tokensOf(task);
     console.error(`task cost (docs/tasks.md): ShiftHandoff 1 call, ${taskTokens} tokens; contract plan ${calls} calls, ${contractTokens} tokens (no overrides, no times worked out)`);
     assert.ok(taskTokens < 0.45 * contractTokens, `${taskTokens} against ${contractTokens}`);
+  });
+});
+
+describe('bounded reads on a busy platform', () => {
+  it('says partial for what a bound cut, and keeps the rest of the answer', async () => {
+    const ref = (id: string, summary: string) => ({ id, summary });
+    const shift = { user: ref('PU1', 'Ana'), schedule: ref('PS1', 'Primary'), escalation_policy: ref('PEP1', 'Ops'), escalation_level: 1, start: iso(NOW - 6 * HOUR), end: iso(NOW + HOUR) };
+    const nextShift = { ...shift, user: ref('PU2', 'Bo'), start: iso(NOW + HOUR), end: iso(NOW + 25 * HOUR) };
+    let incidentPages = 0;
+    const { fetch: fetchImpl, calls } = scriptedFetch((url) => {
+      const path = url.pathname.replace(/^\/incidentops/, '');
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      if (path === '/users/me') return jsonResponse(200, { user: ref('PU1', 'Ana') });
+      if (path === '/oncalls') return jsonResponse(200, { oncalls: [shift, nextShift], limit: 100, offset: 0, more: false });
+      if (path === '/escalation_policies/PEP1') return jsonResponse(200, { escalation_policy: { id: 'PEP1', name: 'Ops', escalation_rules: [{}], services: [ref('PSV1', 'Api')] } });
+      // Endless incidents: every page full, always more.
+      if (path === '/incidents') {
+        incidentPages++;
+        const incidents = Array.from({ length: 100 }, (_, i) => ({ id: `PI${offset + i}`, incident_number: offset + i, title: 't', status: 'triggered', urgency: 'high', created_at: iso(NOW - HOUR), service: ref('PSV1', 'Api') }));
+        return jsonResponse(200, { incidents, limit: 100, offset, more: true });
+      }
+      if (path === '/log_entries') return jsonResponse(200, { log_entries: [], limit: 100, offset: 0, more: false });
+      if (path === '/schedules/PS1/overrides') return jsonResponse(200, { overrides: [] });
+      // Notes cannot be read.
+      if (/\/notes$/.test(path)) return jsonResponse(500, { error: { message: 'boom' } });
+      return jsonResponse(404, { error: { message: 'Not Found', code: 2100 } });
+    });
+    const busy = incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: fetchImpl, now: () => PINNED });
+    const result = await callTool(busy, 'IncidentOps.ShiftHandoff', {});
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    assert.equal(incidentPages, 3, 'three pages of incidents at most');
+    assert.equal((result.data.incidents as Json).opened, 300);
+    const partial = (result.data.partial as string[]).join(' | ');
+    assert.match(partial, /incidents: the first 300 of the shift only/);
+    assert.match(partial, /notes: the last note of the first 10 of 300 open incidents only/);
+    assert.match(partial, /notes: #0, #1, #2, #3, #4, #5, #6, #7, #8, #9's could not be read/);
+    assert.equal((result.data.partial as string[]).length, 3);
+    assert.match(String(result.data.handover), /Ana \(PU1\) hands over to Bo \(PU2\)/);
+    assert.ok(calls.length <= 76, `${calls.length} requests, within the budget`);
   });
 });
 

@@ -262,6 +262,7 @@ async function shiftIncidents(
   }
   const withNotes = open.slice(0, HANDOFF_BOUNDS.notes);
   if (open.length > withNotes.length) partial.push(`notes: the last note of the first ${withNotes.length} of ${open.length} open incidents only`);
+  let why: string | undefined;
   const notes = await Promise.all(
     withNotes.map(async (incident) => {
       const id = String(incident.id);
@@ -270,11 +271,13 @@ async function shiftIncidents(
         return page.items.filter(isRecord).sort((a, b) => ms(b.created_at) - ms(a.created_at))[0];
       } catch (error) {
         if (signal.aborted) throw error;
-        partial.push(`notes: #${String(incident.incident_number)}'s could not be read (${error instanceof Error ? error.message : String(error)})`);
+        why ??= error instanceof Error ? error.message : String(error);
         return null;
       }
     }),
   );
+  const unread = withNotes.filter((_, index) => notes[index] === null).map((incident) => `#${String(incident.incident_number)}`);
+  if (unread.length > 0) partial.push(`notes: ${unread.join(', ')}'s could not be read (${why ?? 'no answer'})`);
   const openLines = open.map((incident, index) => {
     const { ack } = timesOf(incident);
     const who = Array.isArray(incident.assignments) ? incident.assignments.map((a) => (isRecord(a) ? named(a.assignee) : undefined)).filter(Boolean).join(', ') : '';
