@@ -205,6 +205,31 @@ describe('IncidentOps.ShiftHandoff', () => {
   });
 });
 
+describe('a shift that has just been handed over', () => {
+  it("by schedule, 30 minutes after the change: the shift handed over, from whom to whom, and its incidents", async () => {
+    // The data is made at the pinned clock; the clock then moves past the demo user's stand-in shift.
+    let clock = PINNED;
+    const later = await startTestSandbox({ incidentops: { now: () => clock } });
+    try {
+      const laterServer = incidentOpsServerFor(later, { now: () => clock });
+      const before = await callTool(laterServer, 'IncidentOps.ShiftHandoff', {});
+      const scheduleId = /via .*\((\w+)\)$/.exec(String(before.data.shift))?.[1] as string;
+      const end = Date.parse(String(/ to (\S+) /.exec(String(before.data.shift))?.[1]));
+      clock = new Date(end + 30 * 60_000);
+      const after = await callTool(laterServer, 'IncidentOps.ShiftHandoff', { schedule_id: scheduleId });
+      assert.equal(after.isError, false, JSON.stringify(after.data));
+      assert.equal(after.data.phase, 'started');
+      // The shift shown is the one handed over (the demo user's), with the same incidents as before the change.
+      assert.equal(after.data.shift, before.data.shift);
+      const incoming = /hands over to (.*) \(in /.exec(String(before.data.handover))?.[1];
+      assert.match(String(after.data.handover), new RegExp(`\\(PDEMO01\\) hands over to ${String(incoming).replace(/[()]/g, '\\$&')} \\(30 min ago\\)$`));
+      assert.deepEqual(after.data.incidents, before.data.incidents);
+    } finally {
+      await later.close();
+    }
+  });
+});
+
 describe('bounded reads on a busy platform', () => {
   it('says partial for what a bound cut, and keeps the rest of the answer', async () => {
     const ref = (id: string, summary: string) => ({ id, summary });

@@ -56,7 +56,7 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'levels[]': 'Policy (ID) level N',
     'incidents.open_incidents[]': '#N "Title" (ID): urgency, status[ in N min][, assigned to Name (ID)]; last note: time Author (ID): "text"',
     'incidents.resolved_incidents[]': '#N "Title" (ID): urgency, resolved in N min, acknowledged in N min',
-    'next_on_call[]': 'Policy (ID) level N: Name (ID) until time, then Name (ID) from time',
+    'next_on_call[]': 'Policy (ID) level N: Name (ID)[ (always)][ until time][, then Name (ID) from time], or nobody',
     'coming_24h[]': 'Policy (ID) level N: gap time to time (duration), or a coverage shift line',
   },
 };

@@ -164,7 +164,7 @@ export async function shiftHandoff(args: ShiftHandoffArgs, context: ToolContext<
     true,
   ).flatMap((policy) =>
     policy.levels.flatMap((level) =>
-      level.on_call.map((who) => `${policy.escalation_policy} level ${level.level}: ${who.nobody ? 'nobody' : who.user}${who.until ? ` until ${timeText(who.until)}` : ''}${who.next ? `, then ${who.next.user} from ${timeText(who.next.from)}` : ''}`),
+      level.on_call.map((who) => `${policy.escalation_policy} level ${level.level}: ${who.nobody ? 'nobody' : who.user}${who.always ? ' (always)' : ''}${who.until ? ` until ${timeText(who.until)}` : ''}${who.next ? `, then ${who.next.user} from ${timeText(who.next.from)}` : ''}`),
     ),
   );
 
