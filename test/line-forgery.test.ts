@@ -266,6 +266,7 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
     '/incidents/PINC1/past_incidents': { past_incidents: [{ incident: { id: 'PINC3', created_at: '2026-04-01T10:00:00Z' }, score: 80 }], total: 1, limit: 5, offset: 0, more: false },
     '/incidents/PINC3': { incident: resolved('PINC3', 3, t('incident3.title')) },
     '/incidents/PINC3/notes': { notes: [note('PN3', 'PU4', -900)], limit: 100, offset: 0, more: false },
+    '/incidents/PINC4/alerts': { alerts: [{ id: 'PAL4', created_at: '2026-04-01T10:00:00Z', severity: 'warning', status: 'resolved', summary: t('alert4.summary') }], limit: 10, offset: 0, more: false },
     '/incidents/PINC4/notes': { notes: [note('PN4', 'PU5', -900), note('PN5', 'PU4', -899)], limit: 100, offset: 0, more: false },
     '/incidents': { incidents: [resolved('PINC4', 4, 'database timeout checkout')], limit: 100, offset: 0, more: false },
     // The services around PSVC1: it depends on PSVC2 (an open incident there); PSVC3 and a business service depend on it.

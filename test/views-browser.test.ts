@@ -155,7 +155,7 @@ describe('the views in a real browser', { skip }, () => {
       const html = await viewOf(client, 'IncidentOps.GetIncidentContext');
       // The acknowledged incident with the most to show: events, changes and related incidents.
       const listed = await client.callTool({ name: 'IncidentOps.ListIncidents', arguments: { status: 'acknowledged', limit: 10 } });
-      type Context = { incident: { id: string; number: number; title: string; status: string }; timeline: string[]; on_call_now: string[]; changes: string[]; other_open: string[] };
+      type Context = { incident: { id: string; number: number; title: string; status: string }; timeline: string[]; on_call_now: string[]; changes: string[]; other_open: string[]; depends_on: string[]; depended_on_by: string[] };
       let best: { args: { incident_id: string }; result: Awaited<ReturnType<Client['callTool']>>; data: Context } | undefined;
       for (const incident of (listed.structuredContent as { incidents: { id: string }[] }).incidents) {
         const args = { incident_id: incident.id };
@@ -201,6 +201,9 @@ describe('the views in a real browser', { skip }, () => {
       assert.deepEqual(spaced(await items('on_call_now')), data.on_call_now, 'on call now, each level');
       assert.equal((await items('changes')).length, data.changes.length);
       assert.deepEqual(await items('other_open'), data.other_open, 'related incidents');
+      // What else breaks: the services around its own, as the answer lists them (a list only when there are any).
+      assert.ok(data.depends_on.length + data.depended_on_by.length > 0, 'the sandbox graph gives the incident neighbours');
+      for (const part of ['depends_on', 'depended_on_by'] as const) assert.deepEqual(data[part].length ? await items(part) : [], data[part], part);
       assert.deepEqual(blocked, [], 'the view loads nothing');
       await screenshot(page, 'incident-view');
     } finally {

@@ -121,6 +121,8 @@ function render(data) {
   section(root, 'Changes', data.changes, 'changes');
   section(root, 'Notes', data.notes, 'notes');
   section(root, 'Related incidents', data.other_open, 'other_open');
+  section(root, 'Depends on', data.depends_on, 'depends_on');
+  section(root, 'Depended on by', data.depended_on_by, 'depended_on_by');
   for (const missing of data.partial ?? []) root.append(el('p', 'note partial', `Not read: ${missing}`));
   document.body.dataset.rendered = 'true';
 }

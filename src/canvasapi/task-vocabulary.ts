@@ -131,7 +131,8 @@ export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; ke
  * px), so the call is refused naming a frame or an area to narrow to. The items list carries no
  * style: each coloured item is one GET of its own, at most `styleReads`; the rest are drawn grey.
  */
-export const VIEW_LIMITS = { maxItems: 600, itemIds: 100, defaultLongSidePx: 1568, minLongSidePx: 256, maxLongSidePx: 2048 } as const;
+/** `coordinate`: the largest board coordinate taken or drawn (board-picture.ts clamps the platform's to it): differences stay finite. */
+export const VIEW_LIMITS = { maxItems: 600, itemIds: 100, defaultLongSidePx: 1568, minLongSidePx: 256, maxLongSidePx: 2048, coordinate: 1e9 } as const;
 export const VIEW_READS = {
   /** Item pages of 50: a whole board or a frame stops at maxItems (one page more says so). */
   itemPages: Math.ceil(VIEW_LIMITS.maxItems / BOARD_READS.pageSize) + 1,

@@ -154,6 +154,10 @@ export function windowDays(args: { at?: string | undefined; until?: string | und
 
 /** Pages of 100 resolved incidents FindSimilarIncidents ranks itself when the platform has no past incidents for the account. */
 export const SIMILAR_INCIDENT_PAGES = 10;
+/** Incidents whose notes and alerts FindSimilarIncidents reads when it ranks itself (two requests each); at least its largest limit. */
+export const SIMILAR_NOTE_READS = 12;
+/** The platform's incident list spans at most six months per query. */
+export const SIMILAR_MAX_WINDOW_DAYS = 180;
 
 /** `at` as an instant: an ISO time with an offset, or a local time read in `time_zone` (UTC by default); shown in that zone. */
 export function instantOf(at: string | undefined, timeZone: string | undefined, now: Date): DateTime {

@@ -19,13 +19,17 @@ export const INCIDENTOPS_SKILLS: readonly SkillText[] = [
    it has no incident filter), then \`IncidentOps.ListOnCalls { escalation_policy_ids }\`. Alerts and
    notes cannot be read without GetIncidentContext.
    GetIncidentContext also gives \`changes\` (related change events: deploys, configuration changes
-   just before it) and \`other_open\` (other open incidents on its service or related ones).
+   just before it), \`other_open\` (other open incidents on its service or related ones), and what
+   else breaks: \`depends_on\` and \`depended_on_by\`, the services around its own with what is open on each.
+   Every alert with its full details (body fields, links, integration, dedup key):
+   \`IncidentOps.ListIncidentAlerts { incident_id }\` (\`tasks\` toolset; one alert whole with \`alert_key\`).
+   The contract tools cannot read alerts or service dependencies.
 3. Has this happened before? \`IncidentOps.FindSimilarIncidents { incident_id }\` (or \`{ text, service_id }\`)
    lists past incidents like it, with how long each took, who resolved it and its last notes: what
    fixed it last time. Without it: \`IncidentOps.ListIncidents { service_ids, status: resolved, since }\`,
    compare titles, then \`IncidentOps.ListLogEntries\` over each one's lifetime for its notes.
-4. Report: status, urgency, priority, service; what the alerts say; the last notes; what changed just
-   before; what else is open; what fixed it before; who acknowledged or was escalated to, and when;
+4. Report: status, urgency, priority, service; what the alerts say (their details); the last notes; what changed just
+   before; what else is open, and which services depend on this one; what fixed it before; who acknowledged or was escalated to, and when;
    who is on call now at each level.
 5. To reach a person: \`IncidentOps.SearchUsers\` by name or e-mail (confidence 1 = exact); ask when
    several match. This server cannot acknowledge, resolve or write notes: say so and give the

@@ -101,9 +101,12 @@ export function colourOf(value: unknown, fallback: string | undefined): string |
   return STICKY_COLORS[v] ?? fallback;
 }
 
+/** The largest number taken from the platform (VIEW_LIMITS.coordinate): sums and differences of board places stay finite. */
+export const PICTURE_NUMBER_LIMIT = 1e9;
+
 const num = (value: unknown): number | undefined => {
   const n = typeof value === 'string' ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.max(-PICTURE_NUMBER_LIMIT, Math.min(PICTURE_NUMBER_LIMIT, n)) : undefined;
 };
 
 /** The text an item shows: its content, title (frames, cards, media) or nothing, as plain text. */
@@ -411,6 +414,7 @@ function fittingStart(word: string, widthPx: number, sizePx: number): string {
  */
 export function wrapText(text: string, widthPx: number, sizePx: number, maxLines: number): string[] {
   const fits = (line: string) => textWidthEm(line) * sizePx <= widthPx;
+  const limit = Number.isFinite(maxLines) ? Math.max(1, Math.floor(maxLines)) : 1;
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
@@ -425,14 +429,14 @@ export function wrapText(text: string, widthPx: number, sizePx: number, maxLines
       lines.push(start);
       line = line.slice(start.length);
     }
-    if (lines.length > maxLines) break;
+    if (lines.length > limit) break;
   }
   if (line) lines.push(line);
-  if (lines.length <= maxLines) return lines;
-  const kept = lines.slice(0, maxLines);
-  let last = kept[maxLines - 1]!;
+  if (lines.length <= limit) return lines;
+  const kept = lines.slice(0, limit);
+  let last = kept[limit - 1] ?? '';
   while (last && !fits(`${last}…`)) last = [...last].slice(0, -1).join('');
-  kept[maxLines - 1] = `${last.trimEnd()}…`;
+  kept[limit - 1] = `${last.trimEnd()}…`;
   return kept;
 }
 
@@ -444,7 +448,8 @@ const LINE_HEIGHT = 1.2;
 
 function textBlock(text: string, box: { x: number; y: number; w: number; h: number }, sizePx: number, colour: string, align: 'middle' | 'top'): string {
   const drawn = drawableText(text);
-  if (!drawn || sizePx < MIN_TEXT_PX || box.w < sizePx) return '';
+  // `!(>=)`: a size that is not a number (a box with no room) draws nothing either.
+  if (!drawn || !(sizePx >= MIN_TEXT_PX) || !(box.w >= sizePx)) return '';
   const lineHeight = sizePx * LINE_HEIGHT;
   const lines = wrapText(drawn, box.w, sizePx, Math.max(1, Math.floor(box.h / lineHeight)));
   const top = align === 'top' ? box.y + sizePx : box.y + box.h / 2 - ((lines.length - 1) * lineHeight) / 2 + sizePx * 0.35;
@@ -458,6 +463,7 @@ function textBlock(text: string, box: { x: number; y: number; w: number; h: numb
  * whole text wraps into the box (measured), never below what the own size gives.
  */
 export function fittedSize(text: string, w: number, h: number, scaled: number | undefined): number {
+  if (!(w > 0 && h > 0)) return 0;
   const drawn = drawableText(text);
   const longestWord = Math.max(0, ...drawn.split(' ').map((word) => textWidthEm(word)));
   // The item's own size while it is readable and holds every word whole (as the platform shrinks a sticky's text).

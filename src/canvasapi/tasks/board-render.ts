@@ -14,9 +14,15 @@ import { createRequire } from 'node:module';
 import { initWasm, Resvg } from '@resvg/resvg-wasm';
 import { boardSvg, type PictureInput } from './board-picture.js';
 
+/**
+ * A compiled WebAssembly module, which workers receive by structured clone. Opaque here: the
+ * production build's type libraries (ES2023 + node) declare no WebAssembly namespace.
+ */
+export type CompiledModule = object;
+
 /** The picture, and resvg's compiled module when this step had none to reuse. */
 export interface RenderInput extends PictureInput {
-  resvgModule?: WebAssembly.Module;
+  resvgModule?: CompiledModule;
 }
 
 export interface RenderedPicture {
@@ -24,20 +30,20 @@ export interface RenderedPicture {
   width: number;
   height: number;
   /** Compiled here (the input had none): keep it and pass it to later steps. */
-  resvgModule?: WebAssembly.Module;
+  resvgModule?: CompiledModule;
 }
 
-/** The global WebAssembly object (Node has it; the project's type libraries only declare its types). */
-const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+/** The global WebAssembly object (Node has it; the production build's type libraries do not declare it). */
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledModule> } }).WebAssembly;
 
-let ready: Promise<{ font: Uint8Array; compiled?: WebAssembly.Module }> | undefined;
+let ready: Promise<{ font: Uint8Array; compiled?: CompiledModule }> | undefined;
 
 /** Instantiates resvg (compiling it only when not given) and reads the font, once per worker. */
-function load(given: WebAssembly.Module | undefined): Promise<{ font: Uint8Array; compiled?: WebAssembly.Module }> {
+function load(given: CompiledModule | undefined): Promise<{ font: Uint8Array; compiled?: CompiledModule }> {
   return (ready ??= (async () => {
     const require = createRequire(import.meta.url);
     const compiled = given ? undefined : await wasmApi.compile(readFileSync(require.resolve('@resvg/resvg-wasm/index_bg.wasm')));
-    await initWasm((given ?? compiled) as WebAssembly.Module);
+    await initWasm((given ?? compiled) as Parameters<typeof initWasm>[0]);
     const font = new Uint8Array(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')));
     return compiled ? { font, compiled } : { font };
   })());

@@ -69,7 +69,7 @@ const viewBoardInput = () =>
     frame_id: itemId().optional(),
     frame_title: text(200).trim().min(1).optional(),
     item_ids: genericCap(z.array(itemId()).max(VIEW_LIMITS.itemIds).refine((ids) => ids.length > 0, { message: 'must name at least one item' })).optional(),
-    area: z.strictObject({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() }).refine((a) => a.x1 > a.x0 && a.y1 > a.y0, { message: 'must have x1 > x0 and y1 > y0' }).optional().describe('board coordinates'),
+    area: z.strictObject({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() }).refine((a) => a.x1 > a.x0 && a.y1 > a.y0, { message: 'must have x1 > x0 and y1 > y0' }).refine((a) => [a.x0, a.y0, a.x1, a.y1].every((v) => Math.abs(v) <= VIEW_LIMITS.coordinate), { message: `coordinates must be from -${VIEW_LIMITS.coordinate.toExponential()} to ${VIEW_LIMITS.coordinate.toExponential()}` }).optional().describe('board coordinates'),
     max_side: z.number().int().refine((n) => n >= VIEW_LIMITS.minLongSidePx && n <= VIEW_LIMITS.maxLongSidePx, { message: `must be from ${VIEW_LIMITS.minLongSidePx} to ${VIEW_LIMITS.maxLongSidePx}` }).optional().describe(`px, default ${VIEW_LIMITS.defaultLongSidePx}`),
     number_items: z.boolean().optional().describe('numbers drawn on items, listed with their IDs'),
   });

@@ -4,7 +4,7 @@
  */
 import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
 import type { PictureInput, PictureItem } from './board-picture.js';
-import type { RenderedPicture, RenderInput } from './board-render.js';
+import type { CompiledModule, RenderedPicture, RenderInput } from './board-render.js';
 
 /** The long side's default, in pixels: what common vision models take without downscaling. */
 export const DEFAULT_LONG_SIDE_PX = 1568;
@@ -21,7 +21,7 @@ export const BOARD_PICTURE: OffThreadStep = {
 };
 
 /** resvg compiled by the first step; kept for the process's life so later workers reuse its machine code. */
-let compiledResvg: WebAssembly.Module | undefined;
+let compiledResvg: CompiledModule | undefined;
 
 /** Draws the picture off the event loop (BOARD_PICTURE), handing each worker the compiled rasteriser once there is one. */
 export async function drawPicture(input: PictureInput, signal: AbortSignal): Promise<RenderedPicture> {

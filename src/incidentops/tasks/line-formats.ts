@@ -40,6 +40,7 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'incidents[].incident': '#N Title (ID)[, status]',
     'incidents[].resolved_by': 'Name (ID)',
     'incidents[].last_notes[]': 'time Author (ID): "text"',
+    note: '... of the resolved incidents of Service (ID) created in the last N days ... Try ...',
   },
   'IncidentOps.ListIncidentAlerts': {
     'alerts[].alert': 'Summary (ID)',

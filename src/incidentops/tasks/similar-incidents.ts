@@ -6,10 +6,10 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named } from '../oncall-levels.js';
-import { SIMILAR_INCIDENT_PAGES } from '../params.js';
+import { SIMILAR_INCIDENT_PAGES, SIMILAR_MAX_WINDOW_DAYS as MAX_WINDOW_DAYS, SIMILAR_NOTE_READS } from '../params.js';
 import { resolveByIdOrName } from './by-name.js';
 import { lackingNote, planLacks } from './plan-features.js';
-import { rankBySharedWords, words } from './similarity.js';
+import { queryShare, sharedShare, wordWeights, words } from './similarity.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,13 +40,17 @@ export interface FindSimilarIncidentsResult {
 }
 
 const DAY = 86_400_000;
-/** Below this share of weighted words in common, an incident is not shown as similar. */
-const MIN_SCORE = 0.2;
+/** What each field's words count for in a score (docs/tasks.md, "Past incidents"). */
+const FIELD_WEIGHTS = { title: 0.6, notes: 0.3, alerts: 0.1 } as const;
+/** Below this score (0 to 1), an incident is not shown as similar: a text's words all in one's notes score 0.3. */
+const MIN_SCORE = 0.15;
 const NOTES_SHOWN = 2;
 const NOTE_CHARS = 300;
 const TITLE_CHARS = 200;
 /** The query incident's newest alerts whose summaries join its title in the comparison. */
 const QUERY_ALERTS = 5;
+/** A candidate's newest alerts whose summaries are compared (most incidents have a few). */
+const CANDIDATE_ALERTS = 10;
 
 function idOf(value: unknown): string | undefined {
   return isRecord(value) && typeof value.id === 'string' ? value.id : undefined;
@@ -89,7 +93,7 @@ function describe(incident: Json, notes: Json[], score: number | undefined): Sim
   };
 }
 
-export async function findSimilarIncidents(args: FindSimilarIncidentsArgs, { deps, signal, progress }: ToolContext<IncidentOpsDeps>): Promise<FindSimilarIncidentsResult> {
+export async function findSimilarIncidents(args: FindSimilarIncidentsArgs, { deps, signal, progress, budget }: ToolContext<IncidentOpsDeps>): Promise<FindSimilarIncidentsResult> {
   const { api } = deps;
   const now = deps.now().getTime();
   const since = now - args.window_days * DAY;
@@ -143,47 +147,127 @@ export async function findSimilarIncidents(args: FindSimilarIncidentsArgs, { dep
       };
     }
   }
-  const local = await rankHere(args, deps, signal, { subject, serviceId: service ? String(service.id) : subjectService, since, now, notesOf, progress });
+  const local = await rankHere(args, deps, signal, { subject, service: service ?? (subject && isRecord(subject.service) ? subject.service : undefined), since, now, notesOf, progress, budget });
   const notes = [note, local.note].filter((text): text is string => text !== undefined);
   return { similar_to: similarTo, ...local, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
 }
 
 interface RankOptions {
   subject: Json | undefined;
-  serviceId: string | undefined;
+  service: Json | undefined;
   since: number;
   now: number;
   notesOf: (id: string) => Promise<Json[]>;
   progress: ToolContext<IncidentOpsDeps>['progress'];
+  budget: ToolContext<IncidentOpsDeps>['budget'];
 }
 
-/** The service's resolved incidents in the window (all services' for a text without one), ranked by the words they share with the query. */
+/** What one candidate's words score, field by field (0 to 1 each). */
+interface Scored {
+  incident: Json;
+  title: number;
+  notes: number;
+  alerts: number;
+  read?: { notes: Json[] };
+}
+
+const combined = (entry: Scored) => FIELD_WEIGHTS.title * entry.title + FIELD_WEIGHTS.notes * entry.notes + FIELD_WEIGHTS.alerts * entry.alerts;
+const created = (incident: Json) => Date.parse(String(incident.created_at ?? ''));
+
+/**
+ * Which candidates' notes and alerts are read (SIMILAR_NOTE_READS at most): the `limit` best by
+ * title and service (those that share a word), which are what an answer shows unless notes
+ * change it, then the newest of the rest, whose titles may not say what their notes do.
+ */
+export function chooseReads(scored: readonly Scored[], limit: number, bound = SIMILAR_NOTE_READS): Scored[] {
+  const byTitle = scored.filter((entry) => entry.title > 0).sort((a, b) => b.title - a.title || created(b.incident) - created(a.incident));
+  const chosen = new Set(byTitle.slice(0, Math.min(limit, bound)));
+  const newestFirst = scored.slice().sort((a, b) => created(b.incident) - created(a.incident));
+  for (const entry of newestFirst) {
+    if (chosen.size >= bound) break;
+    chosen.add(entry);
+  }
+  return [...chosen];
+}
+
+/**
+ * The service's resolved incidents in the window (all services' for a text without one), ranked by
+ * the words they share with the query: titles and service names of all, notes and alert summaries
+ * of those chooseReads picks.
+ */
 async function rankHere(args: FindSimilarIncidentsArgs, deps: IncidentOpsDeps, signal: AbortSignal, options: RankOptions): Promise<Omit<FindSimilarIncidentsResult, 'similar_to'>> {
-  const { subject, serviceId } = options;
+  const { subject, service } = options;
+  const serviceId = idOf(service);
   const query = { since: new Date(options.since).toISOString(), until: new Date(options.now).toISOString(), 'statuses[]': ['resolved'], sort_by: 'created_at:desc', ...(serviceId ? { 'service_ids[]': [serviceId] } : {}) };
-  const [walk, alerts] = await Promise.all([
+  const alertsOf = async (id: string, limit: number) => (await deps.api.listPage('/incidents/{id}/alerts', 'alerts', { sort_by: 'created_at:desc', limit }, signal, { id }, `incident "${id}"`)).items;
+  const [walk, subjectAlerts] = await Promise.all([
     deps.api.listAll('/incidents', 'incidents', query, signal, { maxItems: SIMILAR_INCIDENT_PAGES * API_PAGE_SIZE }),
-    subject ? deps.api.listPage('/incidents/{id}/alerts', 'alerts', { sort_by: 'created_at:desc', limit: QUERY_ALERTS }, signal, { id: String(subject.id) }) : undefined,
+    subject ? alertsOf(String(subject.id), QUERY_ALERTS) : undefined,
   ]);
   options.progress(2, 3, 'Read the past incidents');
-  const subjectCreated = subject ? Date.parse(String(subject.created_at ?? '')) : Number.POSITIVE_INFINITY;
-  const candidates = walk.items.filter((incident) => incident.id !== subject?.id && !(Date.parse(String(incident.created_at ?? '')) >= subjectCreated));
-  const queryText = subject
-    ? [subject.title, named(subject.service), ...(alerts?.items ?? []).map((alert) => alert.summary)].filter((part) => typeof part === 'string').join(' ')
-    : (args.text ?? '');
-  const scores = rankBySharedWords(words(queryText), candidates.map((incident) => words(`${String(incident.title ?? '')} ${named(incident.service) ?? ''}`)));
-  const ranked = candidates
-    .map((incident, index) => ({ incident, score: scores[index] as number }))
-    .filter((entry) => entry.score >= MIN_SCORE)
-    .sort((a, b) => b.score - a.score || Date.parse(String(b.incident.created_at)) - Date.parse(String(a.incident.created_at)))
+  const subjectCreated = subject ? created(subject) : Number.POSITIVE_INFINITY;
+  const candidates = walk.items.filter((incident) => incident.id !== subject?.id && !(created(incident) >= subjectCreated));
+  const queryText = subject ? [subject.title, named(subject.service), ...(subjectAlerts ?? []).map((alert) => alert.summary)].filter((part) => typeof part === 'string').join(' ') : (args.text ?? '');
+  const queryWords = words(queryText);
+  const titleWords = candidates.map((incident) => words(`${String(incident.title ?? '')} ${named(incident.service) ?? ''}`));
+  const weight = wordWeights(titleWords);
+  // An incident against an incident: two titles, alike both ways. A text: the share of its words found.
+  const titleScore = subject ? sharedShare : queryShare;
+  const scored: Scored[] = candidates.map((incident, index) => ({ incident, title: titleScore(queryWords, titleWords[index] as Set<string>, weight), notes: 0, alerts: 0 }));
+
+  const chosen = chooseReads(scored, args.limit);
+  let skipped = 0;
+  await Promise.all(
+    chosen.map(async (entry) => {
+      // Sized for these reads; time can still run short.
+      if (options.budget.shortfall(2) !== undefined) {
+        skipped++;
+        return;
+      }
+      const id = String(entry.incident.id);
+      const [notes, alerts] = await Promise.all([options.notesOf(id), alertsOf(id, CANDIDATE_ALERTS)]);
+      entry.notes = queryShare(queryWords, words(notes.map((note) => String(note.content ?? '')).join(' ')), weight);
+      entry.alerts = queryShare(queryWords, words(alerts.map((alert) => String(alert.summary ?? '')).join(' ')), weight);
+      entry.read = { notes };
+    }),
+  );
+  options.progress(3, 3, 'Read notes and alerts');
+  const ranked = scored
+    .filter((entry) => entry.read !== undefined && combined(entry) >= MIN_SCORE)
+    .sort((a, b) => combined(b) - combined(a) || created(b.incident) - created(a.incident))
     .slice(0, args.limit);
-  const incidents = await Promise.all(ranked.map(async ({ incident, score }) => describe(incident, await options.notesOf(String(incident.id)), Math.round(score * 100))));
-  options.progress(3, 3, 'Read their notes');
-  const scope = serviceId ? `the resolved incidents of ${serviceId === idOf(subject?.service) ? String(named(subject?.service)) : `service ${idText(serviceId)}`}` : 'all resolved incidents';
+  const incidents = ranked.map((entry) => describe(entry.incident, entry.read?.notes ?? [], Math.round(combined(entry) * 100)));
+
+  const read = chosen.length - skipped;
   const days = Math.round((options.now - options.since) / DAY);
+  const scope = service ? `the resolved incidents of ${String(named(service))}` : 'all resolved incidents';
+  const compared = `${candidates.length} of ${scope} created in the last ${days} days`;
+  const fields = `title and service name ${percent(FIELD_WEIGHTS.title)}, notes ${percent(FIELD_WEIGHTS.notes)}, alert summaries ${percent(FIELD_WEIGHTS.alerts)}`;
+  const notes: string[] = [];
+  if (walk.truncated) notes.push(`Only the newest ${walk.items.length} were compared${walk.why ? ` (${walk.why})` : ''}: narrow window_days or give service_id.`);
+  if (skipped > 0) notes.push(`The notes and alerts of ${skipped} were not read: the call ran short of its budget.`);
+  if (incidents.length === 0) notes.push(emptyNote(args, { candidates: candidates.length, scope, days, read, subject: subject !== undefined, service: service !== undefined }));
   return {
-    ranked_by: `words shared with the ${subject ? "incident's title, service and alert summaries" : 'text'} (score 0 to 100), over ${candidates.length} of ${scope} in the last ${days} days`,
+    ranked_by: `words shared with the ${subject ? "incident's title, service and alert summaries" : 'text'}, word forms alike (score 0 to 100: ${fields}; shown from ${percent(MIN_SCORE, '')}), over ${compared}; notes and alerts read for ${read} (the best ${Math.min(args.limit, SIMILAR_NOTE_READS)} by title, then the newest)`,
     incidents,
-    ...(walk.truncated ? { note: `Only the newest ${walk.items.length} were compared${walk.why ? ` (${walk.why})` : ''}: narrow window_days or give service_id.` } : {}),
+    ...(notes.length > 0 ? { note: notes.join(' ') } : {}),
   };
+}
+
+function percent(share: number, sign = '%'): string {
+  return `${Math.round(share * 100)}${sign}`;
+}
+
+/** What an empty answer searched, and what to try instead. */
+function emptyNote(args: FindSimilarIncidentsArgs, searched: { candidates: number; scope: string; days: number; read: number; subject: boolean; service: boolean }): string {
+  const what =
+    searched.candidates === 0
+      ? `Nothing found: there are no ${searched.scope.replace(/^the |^all /, '')} created in the last ${searched.days} days.`
+      : `Nothing scored ${percent(MIN_SCORE, '')} or more: searched the titles and service names of ${searched.candidates} of ${searched.scope} created in the last ${searched.days} days, and the notes and alert summaries of ${searched.read} of them.`;
+  const tries = [
+    args.window_days < MAX_WINDOW_DAYS ? `a wider window_days (up to ${MAX_WINDOW_DAYS})` : undefined,
+    searched.subject ? 'a text in other words' : 'other words (what broke, the component, the symptom)',
+    searched.service ? 'no service_id (every service)' : undefined,
+  ].filter((text) => text !== undefined);
+  return `${what} Try ${tries.join(', or ')}.`;
 }

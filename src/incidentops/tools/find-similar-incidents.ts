@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { cappedString } from '../../core/tools/schema.js';
 import { incidentOpsTool } from '../deps.js';
-import { incidentIdParam, SIMILAR_INCIDENT_PAGES } from '../params.js';
+import { incidentIdParam, SIMILAR_INCIDENT_PAGES, SIMILAR_MAX_WINDOW_DAYS, SIMILAR_NOTE_READS } from '../params.js';
 import { checkedOutput } from '../shape.js';
 
 // Only the definition lives here; the logic (src/incidentops/tasks/) loads on the first call.
 
-/** The platform's incident list spans at most six months per query. */
-export const MAX_WINDOW_DAYS = 180;
+const MAX_WINDOW_DAYS = SIMILAR_MAX_WINDOW_DAYS;
 
 const similarSchema = z.object({
   incident: z.string(),
@@ -48,8 +47,9 @@ const findSimilarIncidents = incidentOpsTool({
   output: checkedOutput(outputSchema),
   truncationHint: 'Cut to fit: ask for a smaller limit.',
   // The incident, its alerts, the service by ID or name (two at most), the platform's past
-  // incidents and each one's record and notes; else the walk and each match's notes.
-  budget: (args) => ({ requests: 5 + SIMILAR_INCIDENT_PAGES + 2 * args.limit }),
+  // incidents and each one's record and notes (2 per limit); else the walk and the notes and
+  // alerts of the candidates read (SIMILAR_NOTE_READS, at least the largest limit).
+  budget: () => ({ requests: 5 + SIMILAR_INCIDENT_PAGES + 2 * SIMILAR_NOTE_READS }),
   handler: async (args, context) => (await import('../tasks/similar-incidents.js')).findSimilarIncidents(args, context),
 });
 

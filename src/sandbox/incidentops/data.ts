@@ -14,8 +14,9 @@
  * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
  * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
  * incidents, change events), dependencies.ts (business services and the dependency graph, from a
- * random source of its own), handoff.ts (a shift of the demo user's with incidents in it, from a
- * source of its own); common.ts holds what they share.
+ * random source of its own), search-examples.ts (old resolved incidents a text search has to
+ * understand) and handoff.ts (a shift of the demo user's with incidents in it), each from a
+ * source of its own; common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -27,6 +28,7 @@ import { generatePeople } from './data/people.js';
 import { generatePriorities, generateServices } from './data/services.js';
 import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
+import { addSearchExamples } from './data/search-examples.js';
 import { addHandoffShift } from './data/handoff.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
@@ -74,9 +76,13 @@ export function generateDataset(options: GenerateOptions): Dataset {
   // The dependency graph draws from a source of its own: it changes none of the records above.
   const taken = [users, teams, schedules, policies, services, priorities, incidents].flatMap((list: readonly { id: string }[]) => list.map((r) => r.id));
   const { businessServices, dependencies } = generateDependencies(seed, services, teamsById, taken);
-  // A shift to hand over (the demo user's override on the mobile schedule, with its incidents), from a source of its own too.
-  const alertIds = [...alertsByIncident.values()].flatMap((alerts) => alerts.map((a) => a.id));
-  const handoff = addHandoffShift(seed, now, schedules, services, [...taken, ...logEntries.map((l) => l.id), ...alertIds, ...businessServices.map((b) => b.id), ...dependencies.map((d) => d.id)]);
+  // Incidents a text search has to understand, from a source of their own, older than the rest.
+  const alertIds = [...alertsByIncident.values()].flat().map((a) => a.id);
+  const takenNow = [...taken, ...businessServices.map((b) => b.id), ...dependencies.map((d) => d.id), ...logEntries.map((l) => l.id), ...alertIds];
+  addSearchExamples({ seed, now, incidents, logEntries, alertsByIncident, services, usersById, teams, eligibleOf, takenIds: takenNow });
+  // A shift to hand over (the demo user's override on the support schedule, with its incidents), from a source of its own too.
+  const takenAfter = [...takenNow, ...incidents.map((i) => i.id), ...logEntries.map((l) => l.id), ...[...alertsByIncident.values()].flat().map((a) => a.id)];
+  const handoff = addHandoffShift(seed, now, schedules, services, [...new Set(takenAfter)]);
   incidents.push(...handoff.incidents);
   incidents.sort((a, b) => a.createdAt - b.createdAt);
   logEntries.push(...handoff.logEntries);
