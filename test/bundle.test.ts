@@ -116,7 +116,7 @@ describe('the bundled CLI (dist/cli.js)', { skip: existsSync(BUNDLE) ? false : '
     for (const file of logicChunks) assert.deepEqual(sourcesOf(file).filter((source) => !/\/src\/incidentops\/(tasks\/|oncall-levels\.ts)|node_modules\//.test(source)), [], `${file} holds the task logic only`);
 
     const loaded = await modulesLoadedBy(BUNDLE, ['incidentops', '--sandbox', '--profile', 'everyday'], { name: 'IncidentOps.WhoIsOnCall', arguments: { service_id: 'payments' } });
-    assert.equal(loaded.tools, 18);
+    assert.equal(loaded.tools, 19);
     const logicIn = (modules: string[]) => logicChunks.filter((file) => modules.some((m) => m.endsWith(`/dist/chunks/${file}`)));
     assert.deepEqual(logicIn(loaded.atList), [], 'a start loads none of it');
     assert.equal(loaded.called?.isError, undefined, JSON.stringify(loaded.called));

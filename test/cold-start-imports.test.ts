@@ -47,7 +47,7 @@ describe('cold start loads only what the command uses', () => {
 
   it("IncidentOps's task tools are listed from their definitions; their logic loads with the first call", async () => {
     const { atList, afterCall, tools, called } = await modulesLoadedBy(CLI, ['incidentops', '--sandbox', '--profile', 'everyday'], { name: 'IncidentOps.WhoIsOnCall', arguments: { service_id: 'payments' } });
-    assert.equal(tools, 18);
+    assert.equal(tools, 19);
     assert.ok(atList.some((m) => m.endsWith('/src/incidentops/tools/who-is-on-call.js')), 'the definitions load at start');
     assert.deepEqual(atList.filter((m) => INCIDENTOPS_TASK_LOGIC.test(m)), [], "the task tools' logic loads with their first call");
     assert.equal(called?.isError, undefined, JSON.stringify(called));

@@ -128,8 +128,8 @@ describe('what the agent is shown', () => {
     }
   });
 
-  it('offers the everyday profile (the 14 contract tools and the 4 task tools) and no-enterprise (the 14)', () => {
-    for (const [profile, count] of [['everyday', 18], ['no-enterprise', 14]] as const) {
+  it('offers the everyday profile (the 14 contract tools and the 5 task tools) and no-enterprise (the 14)', () => {
+    for (const [profile, count] of [['everyday', 19], ['no-enterprise', 14]] as const) {
       const view = viewFor(server, { selections: [{ profile }] });
       assert.equal(view.listing.length, count, profile);
       assert.ok(server.profiles?.[profile]?.description, `${profile} is described`);

@@ -470,8 +470,8 @@ describe('where the task tools are listed', () => {
       assert.ok(!listed.includes('IncidentOps.WhoIsOnCall') && !listed.includes('IncidentOps.GetIncidentContext') && !listed.includes('IncidentOps.FindSimilarIncidents'));
     }
     assert.ok(names([{ profile: 'everyday' }]).includes('IncidentOps.WhoIsOnCall'));
-    assert.equal(names([{ profile: 'everyday' }]).length, 18);
-    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts', 'IncidentOps.IncidentStats']);
+    assert.equal(names([{ profile: 'everyday' }]).length, 19);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]), ['IncidentOps.GetIncidentContext', 'IncidentOps.WhoIsOnCall', 'IncidentOps.FindSimilarIncidents', 'IncidentOps.ListIncidentAlerts', 'IncidentOps.IncidentStats', 'IncidentOps.ShiftHandoff']);
     assert.deepEqual(names([{ toolsets: ['incidents'], tools: ['WhoIsOnCall'] }]).slice(-1), ['IncidentOps.WhoIsOnCall']);
     // A later choice still narrows: a toolset choice after everyday keeps only that toolset.
     assert.deepEqual(names([{ profile: 'everyday' }, { toolsets: ['oncalls'] }]), names([{ toolsets: ['oncalls'] }]));

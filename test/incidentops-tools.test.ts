@@ -421,7 +421,7 @@ describe('upstream failures reach the agent as one error shape', () => {
     const { fetch, calls } = scriptedFetch(() => jsonResponse(200, {}));
     const unconfigured = incidentOpsServerFor(undefined, { baseUrl: 'https://incidentops.invalid', fetch });
     for (const tool of unconfigured.tools) {
-      const args = tool.name.endsWith('SearchUsers') ? { query: 'x' } : tool.name.endsWith('WhoIsOnCall') ? { service_id: 'P1' } : tool.name.endsWith('FindSimilarIncidents') ? { text: 'x' } : tool.name.endsWith('ListIncidentAlerts') ? { incident_id: 'P1' } : tool.name.endsWith('IncidentStats') ? { service_id: 'P1' } : /\.Get/.test(tool.name) ? { [Object.keys(tool.input.shape)[0]!]: 'P1' } : {};
+      const args = tool.name.endsWith('SearchUsers') ? { query: 'x' } : tool.name.endsWith('WhoIsOnCall') ? { service_id: 'P1' } : tool.name.endsWith('FindSimilarIncidents') ? { text: 'x' } : tool.name.endsWith('ListIncidentAlerts') ? { incident_id: 'P1' } : tool.name.endsWith('IncidentStats') ? { service_id: 'P1' } : tool.name.endsWith('ShiftHandoff') ? { schedule_id: 'P1' } : /\.Get/.test(tool.name) ? { [Object.keys(tool.input.shape)[0]!]: 'P1' } : {};
       const result = await callTool(unconfigured, tool.name, args);
       assert.equal(result.isError, true, tool.name);
       assert.equal(result.data.kind, 'not_configured', tool.name);

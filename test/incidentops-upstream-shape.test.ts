@@ -95,6 +95,7 @@ describe('IncidentOps: a success answer of the wrong shape is an upstream error'
     'IncidentOps.FindSimilarIncidents': { incident_id: 'PI1' },
     'IncidentOps.ListIncidentAlerts': { incident_id: 'PI1' },
     'IncidentOps.IncidentStats': { service_id: 'PS1' },
+    'IncidentOps.ShiftHandoff': {},
   };
   const WRONG: [string, () => Response][] = [
     ['an array', () => jsonResponse(200, [{ id: 'P1' }])],

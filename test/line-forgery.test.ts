@@ -254,7 +254,8 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
       ],
       limit: 100, offset: 0, more: false,
     },
-    '/oncalls': { oncalls: [shift('PU1', 1, -1, 7), shift('PU5', 1, 1, 3), shift('PU2', 1, 7, 15), shift('PU3', 2, null, null, false)], limit: 100, offset: 0, more: false },
+    // PU6's shift ended an hour ago: the one ShiftHandoff shows, handed over to PU1.
+    '/oncalls': { oncalls: [shift('PU6', 1, -9, -1), shift('PU1', 1, -1, 7), shift('PU5', 1, 1, 3), shift('PU2', 1, 7, 15), shift('PU3', 2, null, null, false)], limit: 100, offset: 0, more: false },
     '/incidents/PINC1/related_change_events': {
       change_events: [{ id: 'PCE1', timestamp: hours(-3), summary: t('change.summary'), source: t('change.source'), services: [ref('PSVC1', t('service.name')), ref('PSVC2', t('service2.name'))], correlation_reason: { reason: 'cross_service' } }],
       limit: 5, offset: 0, more: false,
@@ -280,21 +281,24 @@ function incidentOpsRecords(t: Texts, rankingText?: string) {
       incidents: [{ id: 'PINC5', incident_number: 5, title: t('incident5.title'), status: 'triggered', urgency: 'high', created_at: hours(-1), service: ref('PSVC2', t('service2.name')) }],
       limit: 100, offset: 0, more: false,
     },
-    '/services': { services: [{ id: 'PSVC2', name: t('service2.name') }, { id: 'PSVC3', name: t('service3.name') }], limit: 100, offset: 0, more: false },
-    '/business_services': { business_services: [{ id: 'PBS1', name: t('business.name') }], limit: 100, offset: 0, more: false },
-    '/services/PSVC1': { service: { id: 'PSVC1', name: t('service.name'), escalation_policy: ref('PEP1', t('policy.name')) } },
-    // The account's log feed (statistics): PINC4's page to PU4 and its acknowledgement; PU4's zone.
-    '/log_entries': {
-      log_entries: [
-        { id: 'PL9', type: 'notify_log_entry', created_at: '2026-04-01T10:05:00Z', incident: { id: 'PINC4' }, user: ref('PU4', t('PU4.name')), summary: t('log9.summary') },
-        { id: 'PL10', type: 'acknowledge_log_entry', created_at: '2026-04-01T10:10:00Z', incident: { id: 'PINC4' }, agent: ref('PU4', t('PU4.name')), summary: t('log10.summary') },
+    // ShiftHandoff: the shift's incidents (one open with a note, one resolved) and the account's log.
+    '/incidents?shift': {
+      incidents: [
+        { id: 'PINC6', incident_number: 6, title: t('incident6.title'), status: 'acknowledged', urgency: 'high', created_at: hours(-2), acknowledgements: [{ at: hours(-1.5), acknowledger: ref('PU1', t('PU1.name')) }], assignments: [{ at: hours(-2), assignee: ref('PU1', t('PU1.name')) }], service: ref('PSVC1', t('service.name')) },
+        { id: 'PINC7', incident_number: 7, title: t('incident7.title'), status: 'resolved', urgency: 'low', created_at: hours(-3), resolved_at: hours(-2.5), service: ref('PSVC1', t('service.name')) },
       ],
       limit: 100, offset: 0, more: false,
     },
+    '/incidents/PINC6/notes': { notes: [note('PN6', 'PU1', -0.3)], limit: 100, offset: 0, more: false },
+    '/log_entries': { log_entries: [{ id: 'PL9', type: 'acknowledge_log_entry', created_at: hours(-2.8), incident: { id: 'PINC7' }, summary: t('log9.summary') }, { id: 'PL19', type: 'notify_log_entry', created_at: '2026-04-01T10:05:00Z', incident: { id: 'PINC4' }, user: ref('PU4', t('PU4.name')), summary: t('log19.summary') }, { id: 'PL20', type: 'acknowledge_log_entry', created_at: '2026-04-01T10:10:00Z', incident: { id: 'PINC4' }, agent: ref('PU4', t('PU4.name')), summary: t('log20.summary') }], limit: 100, offset: 0, more: false },
+    '/services': { services: [{ id: 'PSVC2', name: t('service2.name') }, { id: 'PSVC3', name: t('service3.name') }], limit: 100, offset: 0, more: false },
+    '/business_services': { business_services: [{ id: 'PBS1', name: t('business.name') }], limit: 100, offset: 0, more: false },
+    '/services/PSVC1': { service: { id: 'PSVC1', name: t('service.name'), escalation_policy: ref('PEP1', t('policy.name')) } },
+    // PU4's zone (statistics; the feed above also pages PU4 for PINC4).
     '/users/PU4': { user: { id: 'PU4', name: t('PU4.name'), time_zone: 'Europe/Berlin' } },
     '/teams/PTEAM1': { team: { id: 'PTEAM1', name: t('team.name') } },
     '/escalation_policies': { escalation_policies: [{ id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}] }], limit: 100, offset: 0, more: false },
-    '/escalation_policies/PEP1': { escalation_policy: { id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}] } },
+    '/escalation_policies/PEP1': { escalation_policy: { id: 'PEP1', name: t('policy.name'), escalation_rules: [{}, {}, {}], services: [ref('PSVC1', t('service.name'))] } },
     '/schedules/PSCH1/overrides': { overrides: [{ id: 'PO1', start: hours(1), end: hours(3), user: ref('PU5', t('PU5.name')) }], limit: 100, offset: 0, more: false },
     '/schedules/PSCH1': {
       schedule: {
@@ -316,8 +320,10 @@ function incidentOpsCase(name: string, tool: string, args: Json, options: { lack
         const path = url.pathname.replace(/^\/incidentops/, '');
         if (options.lacking?.includes(path)) return jsonResponse(404, { error: { message: 'Not Found', code: 2100 } });
         // Open incidents (the services around one) are a list of their own; the rest of /incidents is resolved.
-        const open = path === '/incidents' && url.searchParams.getAll('statuses[]').includes('triggered');
-        const body = records[open ? '/incidents?open' : path];
+        const statuses = url.searchParams.getAll('statuses[]');
+        const open = path === '/incidents' && statuses.includes('triggered');
+        // A shift's incidents (ShiftHandoff) are asked for in every status at once.
+        const body = records[open ? (statuses.includes('resolved') ? '/incidents?shift' : '/incidents?open') : path];
         return body === undefined ? jsonResponse(404, { error: { message: 'Not Found', code: 2100 } }) : jsonResponse(200, body);
       });
       return incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: scripted.fetch, now: () => NOW });
@@ -336,6 +342,7 @@ const INCIDENT_CASES: Case[] = [
   incidentOpsCase('ranked here, for a text on a service', 'IncidentOps.FindSimilarIncidents', { text: 'database timeout checkout', service_id: 'PSVC1' }),
   incidentOpsCase('every alert with its body', 'IncidentOps.ListIncidentAlerts', { incident_id: 'PINC1' }),
   incidentOpsCase('incident statistics of a service, with a responder paged', 'IncidentOps.IncidentStats', { service_id: 'PSVC1', since: '2026-03-15T00:00:00Z', until: '2026-04-15T00:00:00Z' }),
+  incidentOpsCase("a schedule's shift handed over, its incidents, next and the coming day", 'IncidentOps.ShiftHandoff', { schedule_id: 'PSCH1' }),
 ];
 
 // ----- CanvasApi on a stub platform
@@ -460,7 +467,7 @@ describe('the convention (core/tools/line-text.ts)', () => {
 });
 
 describe('random platform text never changes the shape of a line', () => {
-  it('IncidentOps: GetIncidentContext, WhoIsOnCall (now, next, coverage), FindSimilarIncidents, ListIncidentAlerts', async () => {
+  it('IncidentOps: GetIncidentContext, WhoIsOnCall (now, next, coverage), FindSimilarIncidents, ListIncidentAlerts, ShiftHandoff', async () => {
     const seen = await checkCases(INCIDENT_CASES, registryFrom(INCIDENT_LINES, INCIDENT_TEXTS, ['escalation_policies[].levels[].shifts']), RUNS);
     assertEveryFormatMet(INCIDENT_LINES, INCIDENT_TEXTS, seen);
   });

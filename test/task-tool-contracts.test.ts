@@ -24,6 +24,8 @@ import type incidentStats from '../src/incidentops/tools/incident-stats.js';
 import type getIncidentContext from '../src/incidentops/tools/get-incident-context.js';
 import type findSimilarIncidents from '../src/incidentops/tools/find-similar-incidents.js';
 import type whoIsOnCall from '../src/incidentops/tools/who-is-on-call.js';
+import type { ShiftHandoffArgs, ShiftHandoffResult } from '../src/incidentops/tasks/shift-handoff.js';
+import type shiftHandoff from '../src/incidentops/tools/shift-handoff.js';
 
 /** Exactly the same type (not merely assignable both ways, which an extra optional field passes). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -46,6 +48,8 @@ const contracts: {
   'IncidentOps.ListIncidentAlerts answer': true satisfies Same<OutputOf<typeof listIncidentAlerts>, ListIncidentAlertsResult>,
   'IncidentOps.IncidentStats arguments': true satisfies Same<InputOf<typeof incidentStats>, IncidentStatsArgs>,
   'IncidentOps.IncidentStats answer': true satisfies Same<OutputOf<typeof incidentStats>, IncidentStatsResult>,
+  'IncidentOps.ShiftHandoff arguments': true satisfies Same<InputOf<typeof shiftHandoff>, ShiftHandoffArgs>,
+  'IncidentOps.ShiftHandoff answer': true satisfies Same<OutputOf<typeof shiftHandoff>, ShiftHandoffResult>,
   'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,

@@ -28,6 +28,7 @@ import listUsers from './tools/list-users.js';
 import searchUsers from './tools/search-users.js';
 import whoAmI from './tools/who-am-i.js';
 import whoIsOnCall from './tools/who-is-on-call.js';
+import shiftHandoff from './tools/shift-handoff.js';
 
 /** The 14 tools, in the contract's order, then the opt-in task tools (toolset `tasks`, beyond the contract). */
 export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
@@ -50,6 +51,7 @@ export const incidentOpsTools: readonly AnyToolDefinition<IncidentOpsDeps>[] = [
   findSimilarIncidents,
   listIncidentAlerts,
   incidentStats,
+  shiftHandoff,
 ] as readonly AnyToolDefinition<IncidentOpsDeps>[];
 
 /**

@@ -42,29 +42,29 @@ texts are JSON strings in double quotes, and names are \`Name (ID)\`, quoted unl
   },
   {
     name: 'oncall-handoff',
-    description: 'Prepare an on-call handoff with IncidentOps: who is on call now and next per escalation level, gaps and overrides over the coming shift, and which incidents are still open. Use at a shift change or when asked who is on call.',
+    description: 'Hand over an on-call shift with IncidentOps: who hands over to whom and when, the shift\'s incidents (open ones with their last note, resolved ones with their times), who is on call next, and gaps and overrides in the next 24 hours. Use at a shift change or when asked what happened on a shift.',
     body: `
 # On-call handoff (IncidentOps, read-only)
 
-1. Who is on call: \`IncidentOps.WhoIsOnCall\` with exactly one of \`service_id\`, \`team_id\`,
-   \`schedule_id\` or \`escalation_policy_id\` (\`service_id\` and \`team_id\` also take a name, such as
-   \`payments\`; when several match, it lists them to pick from); \`at\` (ISO 8601, default now) for another moment;
-   \`time_zone\` (IANA, e.g. Europe/Berlin) for the times. Per level it says who is on call, since
-   and until when, and who comes next and when. It is listed by the \`everyday\` profile and the
-   \`tasks\` toolset. Without it: \`IncidentOps.ListOnCalls\` with \`escalation_policy_ids\` (or
-   \`schedule_ids\`, \`team_ids\`), \`since\` = the shift change and \`until\` a week later, then group
-   the shifts by level yourself.
-2. The coverage of the coming shift: \`IncidentOps.WhoIsOnCall\` with the same subject and \`until\` =
-   the shift's end (at most 14 days after \`at\`): per level every shift, every gap where nobody is
-   on call, and overrides with whom they replace. Without it: the same \`IncidentOps.ListOnCalls\`
-   over the shift, gaps worked out per level yourself (overrides are not visible). Without it, find
-   the service or team by name first: \`IncidentOps.ListServices { query }\`, \`IncidentOps.ListTeams\`.
-3. What is still open: \`IncidentOps.ListIncidents\` with \`status\` triggered, then acknowledged, and
-   \`service_ids\` or \`team_ids\`; for each one that matters, \`IncidentOps.GetIncidentContext\`.
-4. What happened during the shift: \`IncidentOps.ListLogEntries\` with \`since\`/\`until\` = the shift,
-   \`team_ids\`, \`is_overview: true\`.
-5. Hand off: per level, outgoing and incoming person with the handoff time, gaps and overrides ahead; open incidents with
-   status, urgency, assignee and last note; anything resolved during the shift.
+1. The handoff in one call: \`IncidentOps.ShiftHandoff\` with no arguments hands over your own shift
+   (the signed-in user's); \`user_id\`, \`schedule_id\`, or \`escalation_policy_id\` with
+   \`escalation_level\` (default 1) for someone else's, a schedule's or a level's. It answers \`phase\`
+   (\`ending\`; \`started\`: the shift just handed over; \`ended\`; \`none\`), \`shift\`, \`handover\` (who hands
+   over to whom, when), \`levels\`, \`incidents\` (opened, open and resolved counts, time to acknowledge
+   and to resolve, each open incident with status, assignees and its last note, each resolved one
+   with its times), \`next_on_call\` per level, \`coming_24h\` (gaps and overrides) and \`partial\` when a
+   bound cut something. It is listed by the \`everyday\` profile and the \`tasks\` toolset.
+2. For an open incident that matters: \`IncidentOps.GetIncidentContext\` with its ID or number.
+3. Coverage past the next 24 hours: \`IncidentOps.WhoIsOnCall\` with the same \`escalation_policy_id\`
+   (or \`schedule_id\`) and \`until\` (at most 14 days after \`at\`).
+4. Without the task tools: \`IncidentOps.WhoAmI\`; \`IncidentOps.ListOnCalls\` around now (it has no
+   user filter: find your shift in the list), then with \`escalation_policy_ids\` from the shift's end
+   for who takes over; \`IncidentOps.GetEscalationPolicy\` for its services; \`IncidentOps.ListIncidents\`
+   with \`service_ids\` and \`since\`/\`until\` = the shift; \`IncidentOps.ListLogEntries\` over the shift
+   for acknowledgements, resolutions and notes. Overrides are not visible this way.
+5. Hand off: who hands over to whom and when; open incidents with status, urgency, assignee and
+   last note; what was resolved and how fast; who is next; gaps and overrides ahead; say what
+   \`partial\` left out.
 `,
   },
 ];

@@ -54,6 +54,16 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     of: 'service|team|escalation policy Name (ID)',
     'responders[]': 'Name (ID): N pages, N out of hours, N at night (N incidents) in Zone',
   },
+  'IncidentOps.ShiftHandoff': {
+    subject: 'Name (ID), or schedule ID, or escalation policy ID level N',
+    shift: 'time to time Name (ID) via Schedule (ID)',
+    handover: 'time: Name (ID) hands over to Name (ID) (in N min)',
+    'levels[]': 'Policy (ID) level N',
+    'incidents.open_incidents[]': '#N "Title" (ID): urgency, status[ in N min][, assigned to Name (ID)]; last note: time Author (ID): "text"',
+    'incidents.resolved_incidents[]': '#N "Title" (ID): urgency, resolved in N min, acknowledged in N min',
+    'next_on_call[]': 'Policy (ID) level N: Name (ID)[ (always)][ until time][, then Name (ID) from time], or nobody',
+    'coming_24h[]': 'Policy (ID) level N: gap time to time (duration), or a coverage shift line',
+  },
 };
 
 /** Fields that hold one platform text alone: flattened to one line, not quoted. */

@@ -14,8 +14,10 @@
  * entries, alerts, notes; an incident's log entries, step by step, in incident-timeline.ts),
  * coverage.ts (a coverage gap and overrides ahead), recurrences.ts (earlier recurrences of a few
  * incidents, change events), dependencies.ts (business services and the dependency graph, from a
- * random source of its own), history.ts (six months of resolved incidents on a few services, paged
- * at all hours to responders in several time zones; a source of its own); common.ts holds what they share.
+ * random source of its own), search-examples.ts (old resolved incidents a text search has to
+ * understand), history.ts (six months of resolved incidents on a few services, paged at all hours
+ * to responders in several time zones) and handoff.ts (a shift of the demo user's with incidents in
+ * it), each from a source of its own; common.ts holds what they share.
  */
 import type { Dataset } from './model.js';
 import { IdFactory, Rng } from './random.js';
@@ -29,6 +31,7 @@ import { generateDependencies } from './data/dependencies.js';
 import { addRecurrences, generateChangeEvents } from './data/recurrences.js';
 import { addSearchExamples } from './data/search-examples.js';
 import { generateHistory } from './data/history.js';
+import { addHandoffShift } from './data/handoff.js';
 
 export { DEMO_USER_EMAIL, DEMO_USER_ID, DEMO_USER_NAME } from './data/common.js';
 export const DEFAULT_SEED = 1337;
@@ -96,6 +99,14 @@ export function generateDataset(options: GenerateOptions): Dataset {
   incidents.sort((a, b) => a.createdAt - b.createdAt);
   logEntries.push(...history.logEntries);
   logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  // A shift to hand over (the demo user's override on the support schedule, with its incidents), from a source of its own too.
+  const takenAfter = [...takenNow, ...incidents.map((i) => i.id), ...logEntries.map((l) => l.id), ...[...alertsByIncident.values()].flat().map((a) => a.id)];
+  const handoff = addHandoffShift(seed, now, schedules, services, [...new Set(takenAfter)]);
+  incidents.push(...handoff.incidents);
+  incidents.sort((a, b) => a.createdAt - b.createdAt);
+  logEntries.push(...handoff.logEntries);
+  logEntries.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  for (const [id, alerts] of handoff.alertsByIncident) alertsByIncident.set(id, alerts);
 
   return {
     generatedAt: now,
