@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { countTokens } from '../src/core/tools/context-size.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, callTool, incidentOpsServerFor, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, startTestSandbox, type ToolOutcome, incidentOpsRaw } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -30,12 +30,7 @@ async function account(plan?: { without: ['service_dependencies']; status: 403 |
   return { sandbox, server: incidentOpsServerFor(sandbox, { now: () => PINNED }) };
 }
 
-async function raw({ sandbox }: Account, path: string): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${sandbox.incidentops.baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${sandbox.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' },
-  });
-  return { status: response.status, body: (await response.json()) as Json };
-}
+const raw = ({ sandbox }: Account, path: string) => incidentOpsRaw(sandbox, path) as Promise<{ status: number; body: Json }>;
 
 async function platform(at: Account, path: string): Promise<Json> {
   const { status, body } = await raw(at, path);

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { countTokens } from '../src/core/tools/context-size.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox, type ToolOutcome, incidentOpsGet } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -24,13 +24,7 @@ const HOUR = 3_600_000;
 let sandbox: RunningSandbox;
 let server: AnyToolServer;
 
-async function platform(path: string): Promise<Json> {
-  const response = await fetch(`${sandbox.incidentops.baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${sandbox.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' },
-  });
-  assert.equal(response.status, 200, `${path}: HTTP ${response.status}`);
-  return (await response.json()) as Json;
-}
+const platform = (path: string): Promise<Json> => incidentOpsGet(sandbox, path) as Promise<Json>;
 
 const call = (args: Json) => callRecorded(sandbox, server, 'IncidentOps.ShiftHandoff', args);
 const iso = (t: number) => new Date(t).toISOString().replace(/\.000Z$/, 'Z');

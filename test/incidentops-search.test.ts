@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, incidentOpsServerFor, startTestSandbox } from './support/harness.js';
+import { callRecorded, incidentOpsServerFor, startTestSandbox, incidentOpsGet } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -25,13 +25,7 @@ const BUDGET = 5 + 10 + 2 * READS;
 let sandbox: RunningSandbox;
 let server: AnyToolServer;
 
-async function platform(path: string): Promise<Json> {
-  const response = await fetch(`${sandbox.incidentops.baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${sandbox.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' },
-  });
-  assert.equal(response.status, 200, `${path}: HTTP ${response.status}`);
-  return (await response.json()) as Json;
-}
+const platform = (path: string): Promise<Json> => incidentOpsGet(sandbox, path) as Promise<Json>;
 
 interface Past {
   incident: Json;

@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
 import { countTokens } from '../src/core/tools/context-size.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, incidentOpsServerFor, startTestSandbox, type ToolOutcome } from './support/harness.js';
+import { callRecorded, incidentOpsServerFor, startTestSandbox, type ToolOutcome, incidentOpsGet } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -23,13 +23,7 @@ const DAY = 86_400_000;
 let sandbox: RunningSandbox;
 let server: AnyToolServer;
 
-async function platform(path: string): Promise<Json> {
-  const response = await fetch(`${sandbox.incidentops.baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${sandbox.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' },
-  });
-  assert.equal(response.status, 200, `${path}: HTTP ${response.status}`);
-  return (await response.json()) as Json;
-}
+const platform = (path: string): Promise<Json> => incidentOpsGet(sandbox, path) as Promise<Json>;
 
 async function every(path: string, key: string): Promise<Json[]> {
   const all: Json[] = [];

@@ -3,7 +3,7 @@
  * _meta.ui link, resources/read of the view), shown in real Chromium inside a minimal host built on
  * the App SDK's AppBridge. Coverage (WhoIsOnCall with `until`): rows per level, the red gap, the
  * override's mark, times in the zone the call asked for (else UTC). Incident (GetIncidentContext): header, timeline marks in time order, on call
- * now, changes, related incidents. Both again over Streamable HTTP for a 2025-era and a 2026-07-28
+ * now, changes, related incidents. All three (the board view too) again over Streamable HTTP for a 2025-era and a 2026-07-28
  * client. Screenshots go to build/test-artifacts/. Skipped, with a
  * message, when no chromium is installed or the views are not built.
  */
@@ -14,9 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { silentLogger } from '../src/core/logger.js';
 import { serveOverHttp } from '../src/core/serving/serve.js';
-import { VIEW_NAMES } from '../src/core/tools/views.js';
+import { VIEW_MIME_TYPE, VIEW_NAMES } from '../src/core/tools/views.js';
+import { UI_EXTENSION_ID } from '../src/core/tools/result-view.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { incidentOpsServerFor, startTestSandbox } from './support/harness.js';
+import { canvasApiServerFor, incidentOpsServerFor, startTestSandbox } from './support/harness.js';
 import { screenshot, showView as show, toolsetsClient, viewOf, type Browser } from './support/view-host.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
@@ -216,10 +217,21 @@ describe('the views in a real browser', { skip }, () => {
     { era: 'legacy', options: {} },
     { era: 'modern', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
   ] as const) {
-    it(`both views render from real calls over Streamable HTTP for a ${era} client`, async () => {
+    it(`the three views render from real calls over Streamable HTTP for a ${era} client`, async () => {
       const key = 'views-browser-key-0123456789abcdef';
-      const http = await serveOverHttp({ host: '127.0.0.1', port: 0, logger: silentLogger, serverKey: key, mounts: [{ path: '/mcp', server: incidentOpsServerFor(sandbox, { now: () => PINNED }) }] });
+      const http = await serveOverHttp({
+        host: '127.0.0.1',
+        port: 0,
+        logger: silentLogger,
+        serverKey: key,
+        mounts: [
+          { path: '/mcp', server: incidentOpsServerFor(sandbox, { now: () => PINNED }) },
+          { path: '/canvas', server: canvasApiServerFor(sandbox.canvasapi) },
+        ],
+      });
       const client = new Client({ name: 'views-browser', version: '1' }, options);
+      // A host that shows views says so (the board view's data is sent to such clients).
+      const boardClient = new Client({ name: 'views-browser', version: '1' }, { ...options, capabilities: { extensions: { [UI_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } } });
       try {
         await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp?toolsets=tasks,incidents`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
         assert.equal(client.getProtocolEra(), era);
@@ -241,8 +253,23 @@ describe('the views in a real browser', { skip }, () => {
         assert.equal(await two.page.frameLocator('iframe').locator('.chart .mark.event').count(), data.timeline.filter((line) => /^\d{4}-/.test(line)).length);
         assert.deepEqual(two.blocked, []);
         await two.page.close();
+
+        // The board view: ViewBoard on a demo board, every item it drew drawn again as SVG.
+        await boardClient.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/canvas?toolsets=tasks`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+        assert.equal(boardClient.getProtocolEra(), era);
+        const boards = (await (await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } })).json()) as { data: { id: string; name: string }[] };
+        const boardArgs = { board_id: boards.data.find((board) => board.name === 'Sprint 42 Retrospective')!.id, max_side: 600 };
+        const picture = await boardClient.callTool({ name: 'CanvasApi.ViewBoard', arguments: boardArgs });
+        const boardData = picture._meta?.['io.github.toolservers/board'] as { items: { id: string }[] } | undefined;
+        assert.ok(boardData && boardData.items.length > 0, 'the result carries the board view data');
+        const three = await show(browser, await viewOf(boardClient, 'CanvasApi.ViewBoard'), boardArgs, picture, 560);
+        const drawn = await three.page.frameLocator('iframe').locator('.canvas > svg g[data-id]').count();
+        assert.equal(drawn, boardData.items.length);
+        assert.deepEqual(three.blocked, []);
+        await three.page.close();
       } finally {
         await client.close();
+        await boardClient.close();
         await http.close();
       }
     });

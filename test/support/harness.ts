@@ -9,6 +9,21 @@ import { createIncidentOpsServer } from '../../src/incidentops/index.js';
 import { resolveIncidentOpsSettings, type IncidentOpsSettingsInput } from '../../src/incidentops/settings.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
+/** The sandbox's incident platform read straight over HTTP, as a client of its REST API (status and JSON body). */
+export async function incidentOpsRaw(sandbox: RunningSandbox, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${sandbox.incidentops.baseUrl}${path}`, {
+    headers: { Authorization: `Bearer ${sandbox.incidentops.token}`, Accept: 'application/vnd.pagerduty+json;version=2', 'Content-Type': 'application/json' },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The same, for an answer that must be 200: its JSON body. */
+export async function incidentOpsGet(sandbox: RunningSandbox, path: string): Promise<Record<string, unknown>> {
+  const { status, body } = await incidentOpsRaw(sandbox, path);
+  if (status !== 200) throw new Error(`${path}: HTTP ${status}`);
+  return body;
+}
+
 export interface ToolOutcome {
   isError: boolean;
   /** structuredContent on success, the parsed error object on failure. */
