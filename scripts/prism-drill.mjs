@@ -15,6 +15,8 @@
  * - Each tool is called over stdio with arguments made from its listed input schema (required
  *   properties only: the first enum value, a plausible string, the minimum number), `--calls` times
  *   (default 2). A call must answer within 60 s; an `isError` answer is fine unless its kind is `internal`.
+ * An `invalid_input` answer means the made-up arguments were refused before anything was sent (the
+ * schema cannot say everything); the task tools get arguments of their own (GIVEN_ARGS) so that each does its work.
  * Prints one line per tool and a summary; exits 1 when a call hung or failed with `internal`.
  */
 import { spawn } from 'node:child_process';
@@ -58,7 +60,8 @@ function mergedWhiteboardSpec(spec) {
 }
 
 function startPrism(specFile, port) {
-  const child = spawn('npx', ['-y', PRISM, 'mock', '-d', '-p', String(port), '-h', '127.0.0.1', specFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: npx starts Prism as a child, and stopping npx alone would leave it running.
+  const child = spawn('npx', ['-y', PRISM, 'mock', '-d', '-p', String(port), '-h', '127.0.0.1', specFile], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`Prism did not start on ${port} within 180 s:\n${seen.slice(-2000)}`)), 180_000);
@@ -87,6 +90,15 @@ function acceptProxy(targetPort) {
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
+
+/** Arguments the schema alone cannot give ("exactly one of" rules, a diagram to draw), so that every task tool does its work. */
+const GIVEN_ARGS = {
+  'IncidentOps.WhoIsOnCall': { schedule_id: 'PABC123', until: '2026-12-02T00:00:00Z', at: '2026-12-01T00:00:00Z' },
+  'IncidentOps.FindSimilarIncidents': { text: 'database connection timeout' },
+  'IncidentOps.IncidentStats': { service_id: 'PABC123', days: 30 },
+  'CanvasApi.CreateDiagram': { mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' },
+  'CanvasApi.ViewBoard': { item_ids: ['3074457345618265000', '3074457345618265001'] },
+};
 
 /** A value a schema accepts, as plainly as possible (required properties only). */
 function sample(schema, name = '') {
@@ -128,9 +140,10 @@ async function drill(serverId, env) {
   await client.connect(transport);
   const { tools } = await client.listTools();
   const bad = [];
+  const chosen = tools.filter((t) => !values.only || t.name.includes(values.only));
   try {
-    for (const tool of tools.filter((t) => !values.only || t.name.includes(values.only))) {
-      const args = sample(tool.inputSchema);
+    for (const tool of chosen) {
+      const args = { ...sample(tool.inputSchema), ...GIVEN_ARGS[tool.name] };
       const outcomes = [];
       for (let i = 0; i < CALLS; i++) {
         const started = Date.now();
@@ -150,7 +163,7 @@ async function drill(serverId, env) {
   } finally {
     await client.close();
   }
-  return { count: tools.length, bad };
+  return { count: chosen.length, bad };
 }
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'prism-drill-'));
@@ -172,6 +185,12 @@ try {
   process.exitCode = bad.length === 0 ? 0 : 1;
 } finally {
   proxy?.close();
-  for (const child of children) child.kill();
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
   rmSync(tmp, { recursive: true, force: true });
 }
