@@ -6,10 +6,14 @@
  * to try; the notes and alerts read stay within the stated bound; every request against the spec.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, incidentOpsServerFor, startTestSandbox, incidentOpsGet } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, startTestSandbox, incidentOpsGet, type ToolOutcome } from './support/harness.js';
+import { countTokens } from '../src/core/tools/context-size.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -172,6 +176,40 @@ describe('IncidentOps.FindSimilarIncidents: a text finds what people mean', () =
       assert.match(String(result.data.ranked_by), new RegExp(`notes and alerts read for ${READS} \\(the best ${String(args.limit ?? 5)} by title, then the newest\\)`));
       assert.deepEqual(new Set(result.sent.map((r) => r.method)), new Set(['GET']));
     }
+  });
+});
+
+describe('cost: "Have we had a connection pool leak before?" with the contract tools vs FindSimilarIncidents (tokens of the results, o200k_base)', () => {
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+  const tokensOf = (outcome: ToolOutcome) => countTokens((outcome.raw.content[0] as { text: string }).text);
+
+  it('costs well under half, and docs/tasks.md gives the measured figures', async () => {
+    // Contract plan: every resolved incident of six months (the largest pages), then the agent picks
+    // those whose titles share a word with the question and reads their notes, which only the log
+    // feed holds: ListLogEntries over each one's lifetime (at most 5). Notes of the others stay unread.
+    const since = new Date(PINNED.getTime() - 180 * DAY).toISOString();
+    const contract: ToolOutcome[] = [];
+    const listed: Json[] = [];
+    for (let offset = 0, more = true; more; offset += 50) {
+      const page = await callTool(server, 'IncidentOps.ListIncidents', { status: 'resolved', since, until: PINNED.toISOString(), limit: 50, offset });
+      contract.push(page);
+      listed.push(...(page.data.incidents as Json[]));
+      more = page.data.more === true;
+    }
+    const words = ['connection', 'pool', 'leak'];
+    for (const past of listed.filter((p) => words.some((word) => String(p.title).toLowerCase().includes(word))).slice(0, 5)) {
+      const until = new Date(Date.parse(String(past.resolved_at)) + 1000).toISOString();
+      contract.push(await callTool(server, 'IncidentOps.ListLogEntries', { since: String(past.created_at), until, is_overview: true, limit: 50 }));
+    }
+    const task = await callTool(server, 'IncidentOps.FindSimilarIncidents', { text: 'connection pool leak' });
+    for (const outcome of [...contract, task]) assert.equal(outcome.isError, false, JSON.stringify(outcome.data));
+    const perCall = await Promise.all(contract.map(tokensOf));
+    const figure = { contractCalls: contract.length, contractTokens: perCall.reduce((a, b) => a + b, 0), taskTokens: await tokensOf(task) };
+    console.error(`task cost (docs/tasks.md): ${JSON.stringify(figure)} per call: ${JSON.stringify(perCall)}`);
+    assert.ok(figure.taskTokens < 0.45 * figure.contractTokens, JSON.stringify(figure));
+    const n = (value: number) => value.toLocaleString('en-US');
+    const row = new RegExp(`\\| "Have we had a connection pool leak before\\?"[^|]*\\| ${figure.contractCalls} calls, ${n(figure.contractTokens)} tokens:[^|]*\\| 1 call, ${n(figure.taskTokens)} tokens: \`FindSimilarIncidents\``);
+    assert.ok(row.test(readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8')), `docs/tasks.md: the row gives ${figure.contractCalls} calls, ${n(figure.contractTokens)} tokens and 1 call, ${n(figure.taskTokens)} tokens`);
   });
 });
 

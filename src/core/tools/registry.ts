@@ -154,6 +154,12 @@ function reportToolCall(event: ToolCallEvent): void {
   }
 }
 
+/** Whether a call's client shows views: its request's capabilities (2026-07-28) or its connection's; none known (stateless 2025-era HTTP) counts as yes. */
+function showsViewsTo(envelope: Record<string, unknown> | undefined, connection: unknown): boolean {
+  const capabilities: unknown = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? connection;
+  return capabilities === undefined || clientShowsViews(capabilities);
+}
+
 /**
  * Runs one tool call end to end: validate, execute, fit the result to the budget. Never throws:
  * every failure becomes an `isError` result carrying the ToolError JSON. The call's log lines (and
@@ -263,9 +269,7 @@ export function buildMcpServer(view: ToolView, scope: CallerScope = LOCAL_SCOPE)
       // 2025 era: the capabilities of the connection's initialize; 2026-07-28: the request's own.
       // None at all: a 2025-era client over stateless HTTP, whose initialize this server never saw.
       // It may show views (MCP Apps hosts use this transport), so it gets the data: only `_meta` grows.
-      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const capabilities: unknown = envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? protocol.getClientCapabilities();
-      const showsViews = capabilities === undefined || clientShowsViews(capabilities);
+      const showsViews = tool.view !== undefined && showsViewsTo(ctx.mcpReq.envelope as Record<string, unknown> | undefined, protocol.getClientCapabilities());
       const result = await executeTool(server, tool, (params.arguments as Record<string, unknown> | undefined) ?? {}, signal, progressReporter(ctx), requestId, showsViews);
       return protocol.projectCallToolResult(restyleResult(result, view.nameStyle, server.name, view.nameable), outputJsonSchema(tool));
     } finally {
