@@ -4,7 +4,7 @@
  * (`_meta.ui.resourceUri`); the page is a `ui://toolservers/<view>.html` resource whose HTML is read
  * from disk on its first `resources/read`, never at start. Results are the same for every client:
  * those without MCP Apps see exactly the text they always did.
- * The HTML files are built by scripts/build-views.mjs from views/ (docs/wip-issue33-views.md).
+ * The HTML files are built by scripts/build-views.mjs from views/ (docs/views.md).
  */
 import { readFile } from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/server';
