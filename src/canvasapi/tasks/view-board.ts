@@ -1,5 +1,5 @@
 /**
- * CanvasApi.ViewBoard (issue 33, work in progress): the area to show and the picture's size, and
+ * CanvasApi.ViewBoard (docs/viewboard.md): the area to show and the picture's size, and
  * the off-thread step that draws it (board-render.ts, loaded in a worker on first use only).
  */
 import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
