@@ -11,7 +11,8 @@ import type { z } from 'zod';
 import { canvasApiTaskTools } from '../src/canvasapi/tasks/index.js';
 import { incidentOpsTools } from '../src/incidentops/index.js';
 import type { CreateDiagramArgs } from '../src/canvasapi/tasks/diagram-plan.js';
-import type { createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
+import type { CreateBoardLayoutArgs } from '../src/canvasapi/tasks/board-layout.js';
+import type { createBoardLayoutDefinition, createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
 import type { ReadBoardArgs } from '../src/canvasapi/tasks/read-board.js';
 import type { ViewBoardArgs } from '../src/canvasapi/tasks/view-board-call.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
@@ -53,6 +54,7 @@ const contracts: {
   'CanvasApi.ReadBoard arguments': true satisfies Same<InputOf<typeof readBoardDefinition>, ReadBoardArgs>,
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,
+  'CanvasApi.CreateBoardLayout arguments': true satisfies Same<InputOf<typeof createBoardLayoutDefinition>, CreateBoardLayoutArgs>,
 };
 
 it('checks every task tool of both servers', () => {

@@ -160,3 +160,20 @@ export function viewBoardBudget(args: ViewBoardReadArgs): { requests: number } {
   const items = args.item_ids ? args.item_ids.length : args.area ? r.areaItemPages + r.mindmapPages : r.itemPages + (args.frame_id ? 0 : r.mindmapPages);
   return { requests: (args.frame_id ? 1 : 0) + r.framePages + items + r.connectorPages + r.styleReads };
 }
+
+/** CreateBoardLayout's layouts and bounds: sections (frames) and items (sticky notes) in one layout, characters per text. */
+export const BOARD_LAYOUTS = ['retro', 'kanban', 'two_by_two', 'swot', 'brainstorm'] as const;
+export type BoardLayoutName = (typeof BOARD_LAYOUTS)[number];
+export const LAYOUT_LIMITS = { sections: 12, items: 200, textChars: 1_000, titleChars: 200 } as const;
+
+/**
+ * CreateBoardLayout's budget: a frame per section, the headers and notes in transactions of 20,
+ * and without an origin the reads that place it clear of the board (at most 12 + 11 + 10 = 33).
+ */
+export function createBoardLayoutBudget(args: { sections?: readonly { items: readonly string[] }[] | undefined; origin_x?: number | undefined; origin_y?: number | undefined }): { requests: number; wallMs: number } {
+  const sections = args.sections?.length ?? 0;
+  const items = (args.sections ?? []).reduce((sum, section) => sum + section.items.length, 0);
+  const placing = args.origin_x === undefined && args.origin_y === undefined ? PLACE_READS.pages : 0;
+  const requests = sections + Math.ceil((sections + items) / DIAGRAM_BULK_SIZE) + placing;
+  return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
+}

@@ -50,7 +50,7 @@ const FLOW_LAYOUT: OffThreadStep = {
   ],
 };
 
-interface Placed {
+export interface Placed {
   node: PlanNode;
   /** Centre, relative to the diagram's top-left corner. */
   x: number;
@@ -60,7 +60,7 @@ interface Placed {
 }
 
 /** A frame's box: centre and size, relative to the diagram's top-left corner. */
-interface FrameBox {
+export interface FrameBox {
   x: number;
   y: number;
   width: number;
@@ -106,23 +106,55 @@ interface Anchoring {
 
 export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   const plan = planOf(args);
+  const { get } = requesters(args.board_id, context);
+  // Bare item IDs first: they decide which edges shape the layout.
+  const { known, notes: readAsItems } = await lookUpBare(plan, get, context.signal);
+  const laidOut = await layOut(plan, context.signal);
+  return drawLaidOut(args, plan, laidOut, context, { known, readAsItems });
+}
+
+/** The board's create and read requests, through the client (creates are never sent twice). */
+function requesters(boardId: string, context: ToolContext<CanvasApiDeps>): { create: Create; get: BoardGet } {
   const { client } = context.deps;
+  const label = `the board "${boardId}"`;
+  return {
+    create: async (path, body) => (await client.request<unknown>({ method: 'POST', effect: 'create', path, pathParams: { board_id: boardId }, body, signal: context.signal, resourceLabel: label })).data,
+    get: async (path, query, pageSignal, pathParams = {}) =>
+      (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel: label })).data,
+  };
+}
+
+/** A drawing already laid out (relative to its top-left corner), as CreateDiagram or CreateBoardLayout made it. */
+export interface LaidOut {
+  placed: Placed[];
+  frameBoxes: FrameBox[];
+  leftOut: number[];
+  layoutFallback?: string;
+}
+
+/**
+ * The shared drawing step: placed (given origin, beside the items its edges name, or clear of the
+ * board), then its frames, its nodes in bulk transactions of 20, its connectors; the answer is the
+ * per-item report. `noun` words the report for the caller (CreateBoardLayout's items are not nodes).
+ */
+export async function drawLaidOut(
+  args: { board_id: string; origin_x?: number | undefined; origin_y?: number | undefined },
+  plan: Plan,
+  laidOut: LaidOut,
+  context: ToolContext<CanvasApiDeps>,
+  options: { known?: ReadonlyMap<string, Json>; readAsItems?: string[]; wording?: ReportWording } = {},
+): Promise<Json> {
+  const { placed, frameBoxes, leftOut, layoutFallback } = laidOut;
   const { signal } = context;
   const boardId = args.board_id;
-  const label = `the board "${boardId}"`;
-  const create: Create = async (path, body) =>
-    (await client.request<unknown>({ method: 'POST', effect: 'create', path, pathParams: { board_id: boardId }, body, signal, resourceLabel: label })).data;
-  const get: BoardGet = async (path, query, pageSignal, pathParams = {}) =>
-    (await client.request<unknown>({ method: 'GET', effect: 'read', path, pathParams: { board_id: boardId, ...pathParams }, query, signal: pageSignal, resourceLabel: label })).data;
-  // Bare item IDs first: they decide which edges shape the layout.
-  const { known, notes: readAsItems } = await lookUpBare(plan, get, signal);
-  const { placed, frameBoxes, leftOut, layoutFallback } = await layOut(plan, context.signal);
-  const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal, known);
+  const { create, get } = requesters(boardId, context);
+  const readAsItems = options.readAsItems ?? [];
+  const anchoring = await anchor(args, plan, placed, frameBoxes, get, signal, options.known ?? new Map());
   const drawn: Drawn = { frames: plan.frames.map(() => undefined), itemOf: new Map(), connectorOf: plan.edges.map(() => null), failed: [], notSentNodes: [], notSentEdges: [], leftOut, ...(layoutFallback ? { layoutFallback } : {}) };
   const total = placed.length + plan.edges.length + plan.frames.length;
   let done = 0;
   const step = (message: string) => context.progress(++done, total, message);
-  const answer = (): Json => withBoardView(report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems), () => diagramView(plan, placed, frameBoxes, anchoring, drawn, itemLinkTemplate(context.deps.webBase, boardId)));
+  const answer = (): Json => withBoardView(report(args, plan, drawn, anchoring, context.deps.webBase, readAsItems, options.wording ?? DIAGRAM_WORDING), () => diagramView(plan, placed, frameBoxes, anchoring, drawn, itemLinkTemplate(context.deps.webBase, boardId)));
 
   // The frames first: their nodes are placed from their top-left corners.
   for (const [index, frame] of plan.frames.entries()) {
@@ -180,7 +212,7 @@ async function lookUpBare(plan: Plan, get: BoardGet, signal: AbortSignal): Promi
  * The diagram's corner: given (origin_x, origin_y); else beside the existing items its edges
  * name; else clear of the board's items (diagram-placement.ts).
  */
-async function anchor(args: CreateDiagramArgs, plan: Plan, placed: Placed[], frameBoxes: FrameBox[], get: BoardGet, signal: AbortSignal, known: ReadonlyMap<string, Json>): Promise<Anchoring> {
+async function anchor(args: { origin_x?: number | undefined; origin_y?: number | undefined }, plan: Plan, placed: Placed[], frameBoxes: FrameBox[], get: BoardGet, signal: AbortSignal, known: ReadonlyMap<string, Json>): Promise<Anchoring> {
   const givenAny = args.origin_x !== undefined || args.origin_y !== undefined;
   const given = { x: args.origin_x ?? 0, y: args.origin_y ?? 0 };
   // The layout's box, from the diagram's top-left corner (the layout starts it at 0,0).
@@ -297,7 +329,24 @@ function refusedBeforeAnything(error: unknown, failed: Failure[]): void {
   if (error instanceof ToolError && failed.length === 1 && failed[0]?.outcome === 'not_created') throw error;
 }
 
-function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: Anchoring, webBase: string | undefined, readAsItems: string[]): Json {
+/** How the report words what was drawn: a diagram's nodes and connectors, or a layout's items. */
+export interface ReportWording {
+  summary: (created: number, total: number, connectors: number, edges: number) => string;
+  /** Without edges, the answer has no connector_items. */
+  connectors: boolean;
+  nextStep: { mayExist: string; safe: string };
+}
+
+const DIAGRAM_WORDING: ReportWording = {
+  summary: (created, total, connectors, edges) => `${created} of ${total} nodes and ${connectors} of ${edges} connectors created`,
+  connectors: true,
+  nextStep: {
+    mayExist: 'Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before drawing them again. Draw the rest with a diagram of only what is missing, its edges naming the items above as item:<ID>.',
+    safe: 'Nothing listed as failed or not sent exists: draw those nodes and edges again (a diagram of only what is missing, its edges naming the items above as item:<ID>).',
+  },
+};
+
+function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring: Anchoring, webBase: string | undefined, readAsItems: string[], wording: ReportWording): Json {
   const { frames, itemOf, connectorOf, failed, notSentNodes, notSentEdges, leftOut } = drawn;
   const connectors = connectorOf.filter((id) => id !== null).length;
   const complete = itemOf.size === plan.nodes.length && connectors === plan.edges.length;
@@ -307,7 +356,7 @@ function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: An
   const where = madeFrames.length === 1 && !plan.framesAreGroups ? ` in frame ${madeFrames[0]}` : madeFrames.length ? ` in ${madeFrames.length} frame${madeFrames.length === 1 ? '' : 's'}` : anchoring.parent ? ` in frame ${anchoring.parent}` : '';
   const result: Json = {
     summary:
-      `${itemOf.size} of ${plan.nodes.length} nodes and ${connectors} of ${plan.edges.length} connectors created${where}` +
+      `${wording.summary(itemOf.size, plan.nodes.length, connectors, plan.edges.length)}${where}` +
       (mayExistCount ? `; ${mayExistCount} more item${mayExistCount === 1 ? '' : 's'} may exist (failed, may_exist).` : '.'),
     board_id: args.board_id,
     item_link: itemLinkTemplate(webBase, args.board_id),
@@ -315,7 +364,7 @@ function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: An
       ? madeFrames.length ? { frames: Object.fromEntries(plan.frames.flatMap((frame, index) => (frames[index] ? [[frame.key ?? frame.title, frames[index]]] : []))) } : {}
       : frames[0] ? { frame: { id: frames[0], title: plan.frames[0]!.title } } : {}),
     node_items: Object.fromEntries(itemOf),
-    connector_items: connectorOf,
+    ...(wording.connectors ? { connector_items: connectorOf } : {}),
     ...(anchoring.note ? { placed: anchoring.note } : {}),
     ...(anchoring.bounds ? { bounds: anchoring.bounds } : {}),
     ...(readAsItems.length ? { read_as_items: readAsItems } : {}),
@@ -337,9 +386,7 @@ function report(args: CreateDiagramArgs, plan: Plan, drawn: Drawn, anchoring: An
         retry_safe: true,
       };
     }
-    result.next_step = mayExist.length
-      ? 'Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before drawing them again. Draw the rest with a diagram of only what is missing, its edges naming the items above as item:<ID>.'
-      : 'Nothing listed as failed or not sent exists: draw those nodes and edges again (a diagram of only what is missing, its edges naming the items above as item:<ID>).';
+    result.next_step = mayExist.length ? wording.nextStep.mayExist : wording.nextStep.safe;
   }
   return result;
 }

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { createDiagramBudget, DIAGRAM_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
+import { BOARD_LAYOUTS, createBoardLayoutBudget, createDiagramBudget, DIAGRAM_LIMITS, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -61,6 +61,21 @@ const createDiagramInput = () =>
     origin_x: z.number().optional().describe('without: clear of items on the board'),
     origin_y: z.number().optional(),
     frame_title: text(200).trim().min(1).optional(),
+  });
+
+const boardLayoutInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    layout: oneOf(BOARD_LAYOUTS, 'a layout').describe('retro, kanban, two_by_two, swot, brainstorm'),
+    title: text(LAYOUT_LIMITS.titleChars).trim().min(1).optional(),
+    sections: genericCap(
+      z
+        .array(z.strictObject({ title: text(LAYOUT_LIMITS.titleChars).trim().min(1), items: genericCap(z.array(text(LAYOUT_LIMITS.textChars)).max(LAYOUT_LIMITS.items)) }))
+        .max(LAYOUT_LIMITS.sections)
+        .refine((sections) => sections.length > 0, { message: 'must have at least one section' }),
+    ).describe('columns, quadrants or clusters, in order'),
+    origin_x: z.number().optional().describe('without: clear of items on the board'),
+    origin_y: z.number().optional(),
   });
 
 const viewBoardInput = () =>
@@ -124,6 +139,17 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
   return { ...(frames.length ? { frame_ids: frames } : {}), ...(items.length ? { created_ids: items } : {}) };
 }
 
+const createBoardLayout = taskTool(boardLayoutInput, {
+  name: 'CanvasApi.CreateBoardLayout',
+  title: 'Lay out a workshop board',
+  description: 'A retro, kanban, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
+  hints: hintsFor('create'),
+  budget: createBoardLayoutBudget,
+  view: 'board',
+  auditTargets: (args, answer) => ({ board_id: args.board_id, ...diagramItems(answer) }),
+  handler: async (args, context) => (await import('./board-layout.js')).createBoardLayout(args, context),
+});
+
 const viewBoard = taskTool(viewBoardInput, {
   name: 'CanvasApi.ViewBoard',
   title: 'See a board',
@@ -135,6 +161,6 @@ const viewBoard = taskTool(viewBoardInput, {
   handler: async (args, context) => (await import('./view-board-call.js')).viewBoard(args, context),
 });
 
-export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard];
+export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
-export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition };
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition };

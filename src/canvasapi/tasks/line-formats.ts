@@ -18,6 +18,11 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ... (or, without item:<ID> ends: at 0,0 ... | right of the N items read on the board ...: no platform text)',
     'failed[].error': 'kind (HTTP status): "the platform\'s message"',
   },
+  // CreateDiagram's drawing step: the same lines.
+  'CanvasApi.CreateBoardLayout': {
+    placed: 'N new nodes at 0,0 ... | right of the N items read on the board ...: no platform text',
+    'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+  },
   // Area, scale and item IDs only: the board's text is in the picture.
   'CanvasApi.ViewBoard': {},
 };
