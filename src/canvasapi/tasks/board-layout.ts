@@ -26,6 +26,8 @@ export interface CreateBoardLayoutArgs {
 }
 
 const NOTE = 200;
+/** A square sticky note is drawn taller than wide (228 by 199 on the platform): rows leave room for it. */
+const NOTE_HEIGHT = Math.ceil((NOTE * 228) / 199);
 const GAP = 40;
 const PADDING = 40;
 const HEADER_HEIGHT = 100;
@@ -71,7 +73,7 @@ export function layOutBoard(args: CreateBoardLayoutArgs, layout: BoardLayoutName
   const perRow = shape.perRow;
   const innerWidth = perRow * NOTE + (perRow - 1) * GAP;
   const frameWidth = innerWidth + 2 * PADDING;
-  const heightOf = (items: number) => PADDING + HEADER_HEIGHT + GAP + Math.max(1, Math.ceil(items / perRow)) * (NOTE + GAP) + PADDING - GAP;
+  const heightOf = (items: number) => PADDING + HEADER_HEIGHT + GAP + Math.max(1, Math.ceil(items / perRow)) * (NOTE_HEIGHT + GAP) + PADDING - GAP;
   const framesPerRow = shape.framesPerRow(args.sections.length);
   // Frames in one row share the tallest's height, so the rows line up.
   const rowHeights: number[] = [];
@@ -99,8 +101,8 @@ export function layOutBoard(args: CreateBoardLayoutArgs, layout: BoardLayoutName
       const node: PlanNode = { id: `sections[${index}].items[${at}]`, text, shape: 'sticky_note', color: sticky, frame: index };
       nodes.push(node);
       const x = left + PADDING + (at % perRow) * (NOTE + GAP) + NOTE / 2;
-      const y = top + PADDING + HEADER_HEIGHT + GAP + Math.floor(at / perRow) * (NOTE + GAP) + NOTE / 2;
-      placed.push({ node, x, y, width: NOTE, height: NOTE });
+      const y = top + PADDING + HEADER_HEIGHT + GAP + Math.floor(at / perRow) * (NOTE_HEIGHT + GAP) + NOTE_HEIGHT / 2;
+      placed.push({ node, x, y, width: NOTE, height: NOTE_HEIGHT });
     });
   });
   const plan: Plan = { nodes, edges: [], layout: 'grid', frames, framesAreGroups: true, existing: [], bare: new Map(), notes: [], source: 'nodes' };
