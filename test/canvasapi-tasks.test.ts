@@ -17,6 +17,8 @@ import { CallBudget, DEFAULT_BUDGET, WorkScope } from '../src/core/call-budget.j
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard', 'CanvasApi.ViewBoard'];
+/** In the tasks toolset only, not in everyday (test/canvasapi-board-layout.test.ts). */
+const TASKS_ONLY = ['CanvasApi.CreateBoardLayout'];
 
 /** Sends one request straight to the sandbox (test set-up, not through the tools). */
 
@@ -51,7 +53,8 @@ describe('CanvasApi task tools: where they are listed', () => {
   it('everyday, the tasks toolset and a tool name add them; read-only keeps only the readers', () => {
     const everyday = names([{ profile: 'everyday' }]);
     for (const name of TASK_TOOLS) assert.ok(everyday.includes(name), `everyday lists ${name}`);
-    assert.deepEqual(names([{ toolsets: ['tasks'] }]).sort(), TASK_TOOLS);
+    assert.deepEqual(names([{ toolsets: ['tasks'] }]).sort(), [...TASK_TOOLS, ...TASKS_ONLY].sort());
+    for (const name of TASKS_ONLY) assert.ok(!everyday.includes(name), `everyday does not list ${name}`);
     assert.deepEqual(names([{ toolsets: ['boards', 'tasks'] }]).filter((n) => TASK_TOOLS.includes(n)).sort(), TASK_TOOLS);
     assert.deepEqual(names([{ tools: ['ReadBoard'] }]), ['CanvasApi.ReadBoard']);
     assert.deepEqual(names([{ toolsets: ['tasks'], readOnly: true }]).sort(), ['CanvasApi.ReadBoard', 'CanvasApi.ViewBoard']);
@@ -73,7 +76,7 @@ describe('CanvasApi task tools: where they are listed', () => {
 });
 
 function TASK_TOOLSET_NAMES(): string[] {
-  return TASK_TOOLS;
+  return [...TASK_TOOLS, ...TASKS_ONLY];
 }
 
 describe('CanvasApi.ReadBoard and CreateDiagram against the sandbox', () => {

@@ -383,7 +383,12 @@ function canvasCase(name: string, tool: string, args: Json): Case {
       const scripted = scriptedFetch((url, init) => {
         const path = url.pathname.replace(`/v2/boards/${encodeURIComponent(BOARD)}`, '/board');
         const method = (init.method ?? 'GET').toUpperCase();
-        if (method === 'POST' && path === '/board/items/bulk') return jsonResponse(201, { data: [{ id: '3458764000000000100', type: 'shape' }], type: 'list' });
+        // A transaction of more than one item is refused with platform text (CreateBoardLayout's failed[].error).
+        if (method === 'POST' && path === '/board/items/bulk') {
+          if (JSON.parse(String(init.body)).length > 1) return jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
+          return jsonResponse(201, { data: [{ id: '3458764000000000100', type: 'shape' }], type: 'list' });
+        }
+        if (method === 'POST' && path === '/board/frames') return jsonResponse(201, { id: '3458764000000000200', type: 'frame' });
         if (method === 'POST' && path === '/board/connectors') return jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
         if (path === '/board') return jsonResponse(200, records.board);
         if (path === '/board/items') {
@@ -414,6 +419,8 @@ const CANVAS_CASES: Case[] = [
   // A bare item ID as an edge end, no layout, no origin: read_as_items and bounds hold no platform text.
   canvasCase('a node joined to an item by its bare ID', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }], edges: [{ from: NOTE_ID, to: 'n1' }] }),
   canvasCase('a node placed clear of the board without an origin', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }] }),
+  // Placed clear of the board (placed), its frame created, its header and note refused in one transaction (failed[].error).
+  canvasCase('a layout placed without an origin, its transaction refused', 'CanvasApi.CreateBoardLayout', { board_id: BOARD, layout: 'brainstorm', sections: [{ title: 'Ideas', items: ['One'] }] }),
   // Its text holds no platform text (area, scale, item IDs): the picture is apart, an image block.
   { ...canvasCase('the whole board as a picture, numbered', 'CanvasApi.ViewBoard', { board_id: BOARD, number_items: true, max_side: 256 }), maxRuns: 5 },
 ];
@@ -472,7 +479,7 @@ describe('random platform text never changes the shape of a line', () => {
     assertEveryFormatMet(INCIDENT_LINES, INCIDENT_TEXTS, seen);
   });
 
-  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard', async () => {
+  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard, CreateBoardLayout', async () => {
     const seen = await checkCases(CANVAS_CASES, registryFrom(CANVAS_LINES, CANVAS_TEXTS, []), RUNS);
     assertEveryFormatMet(CANVAS_LINES, CANVAS_TEXTS, seen);
   });
