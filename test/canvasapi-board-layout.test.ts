@@ -16,6 +16,7 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
+import { createBoardLayoutDefinition } from '../src/canvasapi/tasks/index.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -114,6 +115,9 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
       assert.deepEqual(new Set(Object.values(data.node_items)), new Set(created.filter((i) => i.type !== 'frame').map((i) => i.id)));
       assert.equal(created.length, total + input.sections.length);
       assert.equal(Object.keys(data.node_items).length, total);
+      // The audit line names the board, the frames and every item created (IDs only, no text).
+      const targets = createBoardLayoutDefinition.auditTargets!({ board_id: board } as never, data) as J;
+      assert.deepEqual(targets, { board_id: board, frame_ids: Object.values(data.frames), created_ids: Object.values(data.node_items) });
 
       const palette = EXPECTED_COLOURS[layout]!;
       for (const [s, section] of input.sections.entries()) {
