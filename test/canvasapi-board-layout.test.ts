@@ -86,6 +86,53 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
     return { board, before: await boardItems(sandbox, board) };
   }
 
+  /** The items list leaves style out: each item's own record has it. */
+  const style = async (board: string, item: J) => (await platform(sandbox, 'GET', `/v2/boards/${board}/${item.type === 'shape' ? 'shapes' : 'sticky_notes'}/${item.id}`)).style;
+
+  /** Each member is in the frame, wholly inside it. */
+  function assertInside(frame: J, members: J[]): void {
+    for (const member of members) {
+      assert.equal(member.parent?.id, frame.id, `${member.id} is in its frame`);
+      const w = member.geometry.width;
+      const h = member.geometry.height ?? w;
+      assert.ok(member.position.x - w / 2 >= 0 && member.position.x + w / 2 <= frame.geometry.width, `${member.id} inside its frame across`);
+      assert.ok(member.position.y - h / 2 >= 0 && member.position.y + h / 2 <= frame.geometry.height, `${member.id} inside its frame down`);
+    }
+  }
+
+  /** What every layout must be: the report naming exactly the items created, none overlapping another or what was there, all within bounds. */
+  async function checkDrawn(board: string, existing: J[], data: J, leaves: number, frameCount: number) {
+    const items = await boardItems(sandbox, board);
+    const byId = new Map(items.map((item) => [item.id, item]));
+    const existingIds = new Set(existing.map((item) => item.id));
+    const created = items.filter((item) => !existingIds.has(item.id));
+    // The report lists exactly the created IDs: frames, then headers and notes.
+    assert.deepEqual(new Set(Object.values(data.frames)), new Set(created.filter((i) => i.type === 'frame').map((i) => i.id)));
+    assert.deepEqual(new Set(Object.values(data.node_items)), new Set(created.filter((i) => i.type !== 'frame').map((i) => i.id)));
+    assert.equal(created.length, leaves + frameCount);
+    assert.equal(Object.keys(data.node_items).length, leaves);
+    // The audit line names the board, the frames and every item created (IDs only, no text).
+    const targets = createBoardLayoutDefinition.auditTargets!({ board_id: board } as never, data) as J;
+    assert.deepEqual(targets, { board_id: board, frame_ids: Object.values(data.frames), created_ids: Object.values(data.node_items) });
+
+    const boxes = absoluteBoxes(items);
+    const createdLeaves = created.filter((i) => i.type !== 'frame');
+    for (let a = 0; a < createdLeaves.length; a++) {
+      for (let b = a + 1; b < createdLeaves.length; b++) assert.ok(!overlap(boxes.get(createdLeaves[a].id)!, boxes.get(createdLeaves[b].id)!), `${createdLeaves[a].id} and ${createdLeaves[b].id} do not overlap`);
+    }
+    const frames = created.filter((i) => i.type === 'frame');
+    for (let a = 0; a < frames.length; a++) {
+      for (let b = a + 1; b < frames.length; b++) assert.ok(!overlap(boxes.get(frames[a].id)!, boxes.get(frames[b].id)!), 'frames do not overlap');
+    }
+    for (const item of created) for (const old of existing) assert.ok(!overlap(boxes.get(item.id)!, boxes.get(old.id)!), `${item.id} clear of ${old.id}`);
+    // bounds: the box the answer gives holds every created item.
+    for (const item of created) {
+      const box = boxes.get(item.id)!;
+      assert.ok(box.left >= data.bounds.left - 0.5 && box.right <= data.bounds.right + 0.5 && box.top >= data.bounds.top - 0.5 && box.bottom <= data.bounds.bottom + 0.5, `${item.id} within bounds`);
+    }
+    return { items, byId, boxes, created };
+  }
+
   it('lists the tool in the tasks toolset only, not in everyday', () => {
     const names = (selections: J[]) => listTools(server, { selections }).map((tool) => tool.name);
     assert.ok(names([{ toolsets: ['tasks'] }]).includes('CanvasApi.CreateBoardLayout'));
@@ -106,68 +153,88 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
       assert.equal(data.connector_items, undefined);
       assert.match(data.placed, /right of the 2 items read on the board/);
 
-      const items = await boardItems(sandbox, board);
-      const byId = new Map(items.map((item) => [item.id, item]));
-      const existingIds = new Set(existing.map((item) => item.id));
-      const created = items.filter((item) => !existingIds.has(item.id));
-      // The report lists exactly the created IDs: frames, then headers and notes.
-      assert.deepEqual(new Set(Object.values(data.frames)), new Set(created.filter((i) => i.type === 'frame').map((i) => i.id)));
-      assert.deepEqual(new Set(Object.values(data.node_items)), new Set(created.filter((i) => i.type !== 'frame').map((i) => i.id)));
-      assert.equal(created.length, total + input.sections.length);
-      assert.equal(Object.keys(data.node_items).length, total);
-      // The audit line names the board, the frames and every item created (IDs only, no text).
-      const targets = createBoardLayoutDefinition.auditTargets!({ board_id: board } as never, data) as J;
-      assert.deepEqual(targets, { board_id: board, frame_ids: Object.values(data.frames), created_ids: Object.values(data.node_items) });
-
+      const { byId } = await checkDrawn(board, existing, data, total, input.sections.length);
       const palette = EXPECTED_COLOURS[layout]!;
       for (const [s, section] of input.sections.entries()) {
         const frame = byId.get(data.frames[`sections[${s}]`]);
         assert.equal(frame.type, 'frame');
         assert.equal(frame.data.title, input.title ? `${input.title}: ${section.title}` : section.title);
         const header = byId.get(data.node_items[`sections[${s}].title`]);
-        // The items list leaves style out: each item's own record has it.
-        const style = async (item: J) => (await platform(sandbox, 'GET', `/v2/boards/${board}/${item.type === 'shape' ? 'shapes' : 'sticky_notes'}/${item.id}`)).style;
         assert.equal(header.type, 'shape');
         assert.equal(decoded(header.data.content), section.title);
-        assert.equal((await style(header)).fillColor.toUpperCase(), palette[s % palette.length]![1]);
+        assert.equal((await style(board, header)).fillColor.toUpperCase(), palette[s % palette.length]![1]);
         const members = [header];
         for (const [i, text] of section.items.entries()) {
           const note = byId.get(data.node_items[`sections[${s}].items[${i}]`]);
           assert.equal(note.type, 'sticky_note');
           assert.equal(decoded(note.data.content), text);
-          assert.equal((await style(note)).fillColor, palette[s % palette.length]![0]);
+          assert.equal((await style(board, note)).fillColor, palette[s % palette.length]![0]);
           members.push(note);
         }
-        for (const member of members) {
-          assert.equal(member.parent?.id, frame.id, `${member.id} is in its frame`);
-          const w = member.geometry.width;
-          const h = member.geometry.height ?? w;
-          assert.ok(member.position.x - w / 2 >= 0 && member.position.x + w / 2 <= frame.geometry.width, `${member.id} inside its frame across`);
-          assert.ok(member.position.y - h / 2 >= 0 && member.position.y + h / 2 <= frame.geometry.height, `${member.id} inside its frame down`);
-        }
+        assertInside(frame, members);
         // The header is above every note of its section.
         for (const member of members.slice(1)) assert.ok(member.position.y > header.position.y);
-      }
-      const boxes = absoluteBoxes(items);
-      const createdLeaves = created.filter((i) => i.type !== 'frame');
-      for (let a = 0; a < createdLeaves.length; a++) {
-        for (let b = a + 1; b < createdLeaves.length; b++) assert.ok(!overlap(boxes.get(createdLeaves[a].id)!, boxes.get(createdLeaves[b].id)!), `${createdLeaves[a].id} and ${createdLeaves[b].id} do not overlap`);
-      }
-      const frames = created.filter((i) => i.type === 'frame');
-      for (let a = 0; a < frames.length; a++) {
-        for (let b = a + 1; b < frames.length; b++) assert.ok(!overlap(boxes.get(frames[a].id)!, boxes.get(frames[b].id)!), 'frames do not overlap');
-      }
-      for (const item of created) for (const old of existing) assert.ok(!overlap(boxes.get(item.id)!, boxes.get(old.id)!), `${item.id} clear of ${old.id}`);
-      // bounds: the box the answer gives holds every created item.
-      for (const item of created) {
-        const box = boxes.get(item.id)!;
-        assert.ok(box.left >= data.bounds.left - 0.5 && box.right <= data.bounds.right + 0.5 && box.top >= data.bounds.top - 0.5 && box.bottom <= data.bounds.bottom + 0.5, `${item.id} within bounds`);
       }
       // Bulk creates of at most 20, ceil(total / 20) of them.
       const bulks = sandbox.requests.filter((r) => r.method === 'POST' && r.path === `/v2/boards/${encodeURIComponent(board)}/items/bulk`);
       assert.deepEqual(bulks.map((r) => (r.body as J[]).length), Array.from({ length: Math.ceil(total / 20) }, (_, i) => Math.min(20, total - 20 * i)));
     });
   }
+
+  it('story_map: activities over their steps in the backbone, each release a frame with its stories under their steps', async () => {
+    const { board, before: existing } = await boardWithItems('Layout story map');
+    const sections = [{ title: 'Sign up', items: ['Enter email', 'Confirm email'] }, { title: 'Find a product', items: ['Search', 'Browse', 'Filter'] }, { title: 'Pay', items: ['Checkout'] }];
+    const releases = [
+      { title: 'MVP', stories: [['Email form'], ['Link in mail'], ['Text search', 'Typo tolerance'], [], [], ['Card payment']] },
+      { title: 'Later', stories: [[], [], [], ['Categories'], ['By price', 'By brand', 'By rating']] },
+    ];
+    const result = await callTool(server, 'CanvasApi.CreateBoardLayout', { board_id: board, layout: 'story_map', title: 'Shop', sections, releases });
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const data = result.data as J;
+    const stories = releases.reduce((n, r) => n + r.stories.flat().length, 0);
+    const leaves = sections.length + 6 + releases.length + stories;
+    assert.equal(data.summary, `${leaves} of ${leaves} items (headers and notes) created in 3 frames.`);
+    const { byId, boxes } = await checkDrawn(board, existing, data, leaves, 1 + releases.length);
+    const backbone = byId.get(data.frames.backbone);
+    assert.equal(backbone.data.title, 'Shop: Backbone');
+    const steps: J[] = [];
+    for (const [a, section] of sections.entries()) {
+      const activity = byId.get(data.node_items[`sections[${a}].title`]);
+      assert.equal(decoded(activity.data.content), section.title);
+      assert.equal((await style(board, activity)).fillColor.toUpperCase(), '#FF9D48');
+      assertInside(backbone, [activity]);
+      for (const [i, text] of section.items.entries()) {
+        const step = byId.get(data.node_items[`sections[${a}].items[${i}]`]);
+        assert.equal(decoded(step.data.content), text);
+        assert.equal((await style(board, step)).fillColor, 'light_blue');
+        assertInside(backbone, [step]);
+        // Under its activity: within its header's span, below it.
+        const [stepBox, activityBox] = [boxes.get(step.id)!, boxes.get(activity.id)!];
+        assert.ok(stepBox.left >= activityBox.left && stepBox.right <= activityBox.right && stepBox.top > activityBox.bottom, `${text} under ${section.title}`);
+        steps.push(step);
+      }
+    }
+    let above = boxes.get(backbone.id)!.bottom;
+    for (const [r, release] of releases.entries()) {
+      const frame = byId.get(data.frames[`releases[${r}]`]);
+      assert.equal(frame.data.title, `Shop: ${release.title}`);
+      assert.ok(boxes.get(frame.id)!.top > above, `${release.title} below the frame before it`);
+      above = boxes.get(frame.id)!.bottom;
+      const header = byId.get(data.node_items[`releases[${r}].title`]);
+      assert.equal(decoded(header.data.content), release.title);
+      assertInside(frame, [header]);
+      for (const [k, list] of release.stories.entries()) {
+        for (const [j, text] of list.entries()) {
+          const story = byId.get(data.node_items[`releases[${r}].stories[${k}][${j}]`]);
+          assert.equal(decoded(story.data.content), text);
+          assert.equal((await style(board, story)).fillColor, 'yellow');
+          assertInside(frame, [story]);
+          const [storyBox, stepBox] = [boxes.get(story.id)!, boxes.get(steps[k].id)!];
+          assert.equal(storyBox.left, stepBox.left, `${text} in the column of step ${k}`);
+        }
+      }
+    }
+  });
 
   it('a layout at origin_x, origin_y starts its first frame there', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'At origin' })).id as string;
@@ -185,7 +252,11 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
       [{ layout: 'retro', sections: texts('c', 5).map((title) => ({ title, items: [] })) }, 'sections', /3 to 4 sections; got 5/],
       [{ layout: 'swot', sections: texts('c', 3).map((title) => ({ title, items: [] })) }, 'sections', /4 sections; got 3/],
       [{ layout: 'kanban', sections: [{ title: 'only', items: [] }] }, 'sections', /2 to 12/],
-      [{ layout: 'timeline', sections: [{ title: 'a', items: [] }] }, 'layout', /one of retro, kanban, two_by_two, swot, brainstorm/],
+      [{ layout: 'timeline', sections: [{ title: 'a', items: [] }] }, 'layout', /one of retro, kanban, story_map, two_by_two, swot, brainstorm/],
+      [{ layout: 'retro', sections: texts('c', 3).map((title) => ({ title, items: [] })), releases: [] }, 'releases', /story_map only/],
+      [{ layout: 'story_map', sections: [{ title: 'a', items: ['s1', 's2'] }], releases: [{ title: 'r', stories: [[], [], ['x']] }] }, 'releases[0].stories', /3 lists, one per step; the sections have 2 steps/],
+      [{ layout: 'story_map', sections: [{ title: 'a', items: ['s'] }], releases: [{ title: 'r', stories: [texts('x', 200)] }] }, 'releases', /201 items; at most 200/],
+      [{ layout: 'story_map', sections: [{ title: 'a', items: ['s'] }], releases: Array.from({ length: 9 }, () => ({ title: 'r', stories: [] })) }, 'releases', /./],
       [{ layout: 'brainstorm', sections: [{ title: 'a', items: texts('x', 120) }, { title: 'b', items: texts('y', 81) }] }, 'sections', /201 items; at most 200/],
       [{ layout: 'brainstorm', sections: [{ title: 'a', items: ['x'.repeat(1001)] }] }, 'sections', /1000/],
       [{ layout: 'brainstorm', sections: [] }, 'sections', /at least one section/],

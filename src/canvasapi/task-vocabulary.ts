@@ -162,18 +162,21 @@ export function viewBoardBudget(args: ViewBoardReadArgs): { requests: number } {
 }
 
 /** CreateBoardLayout's layouts and bounds: sections (frames) and items (sticky notes) in one layout, characters per text. */
-export const BOARD_LAYOUTS = ['retro', 'kanban', 'two_by_two', 'swot', 'brainstorm'] as const;
+export const BOARD_LAYOUTS = ['retro', 'kanban', 'story_map', 'two_by_two', 'swot', 'brainstorm'] as const;
 export type BoardLayoutName = (typeof BOARD_LAYOUTS)[number];
-export const LAYOUT_LIMITS = { sections: 12, items: 200, textChars: 1_000, titleChars: 200 } as const;
+export const LAYOUT_LIMITS = { sections: 12, releases: 8, items: 200, textChars: 1_000, titleChars: 200 } as const;
 
 /**
- * CreateBoardLayout's budget: a frame per section, the headers and notes in transactions of 20,
- * and without an origin the reads that place it clear of the board (at most 12 + 11 + 10 = 33).
+ * CreateBoardLayout's budget: a frame per section (a story map: the backbone and one per release),
+ * the headers and notes in transactions of 20, and without an origin the reads that place it
+ * clear of the board (at most 12 + 11 + 10 = 33 requests; a story map 9 + 11 + 10 = 30).
  */
-export function createBoardLayoutBudget(args: { sections?: readonly { items: readonly string[] }[] | undefined; origin_x?: number | undefined; origin_y?: number | undefined }): { requests: number; wallMs: number } {
+export function createBoardLayoutBudget(args: { layout?: string; sections?: readonly { items: readonly string[] }[] | undefined; releases?: readonly { stories: readonly (readonly string[])[] }[] | undefined; origin_x?: number | undefined; origin_y?: number | undefined }): { requests: number; wallMs: number } {
   const sections = args.sections?.length ?? 0;
-  const items = (args.sections ?? []).reduce((sum, section) => sum + section.items.length, 0);
+  const releases = args.releases?.length ?? 0;
+  const items = (args.sections ?? []).reduce((sum, section) => sum + section.items.length, 0) + (args.releases ?? []).reduce((sum, release) => sum + release.stories.reduce((n, list) => n + list.length, 0), 0);
+  const frames = args.layout === 'story_map' ? 1 + releases : sections;
   const placing = args.origin_x === undefined && args.origin_y === undefined ? PLACE_READS.pages : 0;
-  const requests = sections + Math.ceil((sections + items) / DIAGRAM_BULK_SIZE) + placing;
+  const requests = frames + Math.ceil((sections + releases + items) / DIAGRAM_BULK_SIZE) + placing;
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
 }

@@ -66,14 +66,19 @@ const createDiagramInput = () =>
 const boardLayoutInput = () =>
   z.strictObject({
     board_id: boardId(),
-    layout: oneOf(BOARD_LAYOUTS, 'a layout').describe('retro, kanban, two_by_two, swot, brainstorm'),
+    layout: oneOf(BOARD_LAYOUTS, 'a layout').describe('retro, kanban, story_map, two_by_two, swot, brainstorm'),
     title: text(LAYOUT_LIMITS.titleChars).trim().min(1).optional(),
     sections: genericCap(
       z
         .array(z.strictObject({ title: text(LAYOUT_LIMITS.titleChars).trim().min(1), items: genericCap(z.array(text(LAYOUT_LIMITS.textChars)).max(LAYOUT_LIMITS.items)) }))
         .max(LAYOUT_LIMITS.sections)
         .refine((sections) => sections.length > 0, { message: 'must have at least one section' }),
-    ).describe('columns, quadrants or clusters, in order'),
+    ).describe('columns, quadrants or clusters, in order; story_map: activities, items their steps'),
+    releases: genericCap(
+      z.array(z.strictObject({ title: text(LAYOUT_LIMITS.titleChars).trim().min(1), stories: genericCap(z.array(genericCap(z.array(text(LAYOUT_LIMITS.textChars)).max(LAYOUT_LIMITS.items))).max(LAYOUT_LIMITS.items)) })).max(LAYOUT_LIMITS.releases),
+    )
+      .optional()
+      .describe('story_map: stories[k] go under the k-th step'),
     origin_x: z.number().optional().describe('without: clear of items on the board'),
     origin_y: z.number().optional(),
   });
@@ -142,7 +147,7 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
 const createBoardLayout = taskTool(boardLayoutInput, {
   name: 'CanvasApi.CreateBoardLayout',
   title: 'Lay out a workshop board',
-  description: 'A retro, kanban, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
+  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createBoardLayoutBudget,
   view: 'board',
