@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { countTokens } from '../src/core/tools/context-size.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox, canvasApiWithSecondBulkFailing } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { createBoardLayoutDefinition } from '../src/canvasapi/tasks/index.js';
@@ -300,19 +300,7 @@ describe('CanvasApi.CreateBoardLayout when the second transaction fails', () => 
     await sandbox?.close();
   });
 
-  function faultyServer(mode: 'refused' | 'lost-answer'): AnyToolServer {
-    let bulks = 0;
-    const faulty = (async (input: string | URL | Request, init?: RequestInit) => {
-      const url = String(input instanceof Request ? input.url : input);
-      if (url.endsWith('/items/bulk') && ++bulks === 2) {
-        if (mode === 'refused') return new Response(JSON.stringify({ status: 400, code: 'invalidParameters', message: 'Injected refusal', type: 'error' }), { status: 400, headers: { 'content-type': 'application/json' } });
-        await fetch(input, init);
-        return new Response('bad gateway', { status: 502 });
-      }
-      return fetch(input, init);
-    }) as typeof fetch;
-    return canvasApiServerFor(sandbox.canvasapi, { fetch: faulty });
-  }
+  const faultyServer = (mode: 'refused' | 'lost-answer') => canvasApiWithSecondBulkFailing(sandbox, mode);
 
   for (const mode of ['refused', 'lost-answer'] as const) {
     it(`${mode}: the report says exactly what exists, the advice never repeats the layout, nothing is created twice`, async () => {

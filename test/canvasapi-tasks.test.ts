@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { executeTool, listTools, viewFor, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox, canvasApiWithSecondBulkFailing } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -411,20 +411,7 @@ describe('CanvasApi.CreateDiagram when the second transaction fails', () => {
     await sandbox?.close();
   });
 
-  /** A server whose second bulk request fails: refused before the platform sees it, or carried out and then answered 502. */
-  function faultyServer(mode: 'refused' | 'lost-answer'): AnyToolServer {
-    let bulks = 0;
-    const faulty = (async (input: string | URL | Request, init?: RequestInit) => {
-      const url = String(input instanceof Request ? input.url : input);
-      if (url.endsWith('/items/bulk') && ++bulks === 2) {
-        if (mode === 'refused') return new Response(JSON.stringify({ status: 400, code: 'invalidParameters', message: 'Injected refusal', type: 'error' }), { status: 400, headers: { 'content-type': 'application/json' } });
-        await fetch(input, init);
-        return new Response('bad gateway', { status: 502 });
-      }
-      return fetch(input, init);
-    }) as typeof fetch;
-    return canvasApiServerFor(sandbox.canvasapi, { fetch: faulty });
-  }
+  const faultyServer = (mode: 'refused' | 'lost-answer') => canvasApiWithSecondBulkFailing(sandbox, mode);
 
   for (const mode of ['refused', 'lost-answer'] as const) {
     it(`${mode}: the report says exactly what exists, and nothing is created twice`, async () => {

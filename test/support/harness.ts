@@ -24,6 +24,24 @@ export async function incidentOpsGet(sandbox: RunningSandbox, path: string): Pro
   return body;
 }
 
+/**
+ * A CanvasApi server whose second bulk create fails: `refused` before the platform sees it (HTTP
+ * 400), or `lost-answer`: carried out, then answered 502 (so it may exist).
+ */
+export function canvasApiWithSecondBulkFailing(sandbox: RunningSandbox, mode: 'refused' | 'lost-answer'): AnyToolServer {
+  let bulks = 0;
+  const faulty = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.endsWith('/items/bulk') && ++bulks === 2) {
+      if (mode === 'refused') return new Response(JSON.stringify({ status: 400, code: 'invalidParameters', message: 'Injected refusal', type: 'error' }), { status: 400, headers: { 'content-type': 'application/json' } });
+      await fetch(input, init);
+      return new Response('bad gateway', { status: 502 });
+    }
+    return fetch(input, init);
+  }) as typeof fetch;
+  return canvasApiServerFor(sandbox.canvasapi, { fetch: faulty });
+}
+
 export interface ToolOutcome {
   isError: boolean;
   /** structuredContent on success, the parsed error object on failure. */
