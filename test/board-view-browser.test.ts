@@ -17,7 +17,7 @@ import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps
 import { buildMcpServer, viewFor } from '../src/core/tools/registry.js';
 import { VIEW_MIME_TYPE } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { canvasApiServerFor, startTestSandbox, sandboxBoards } from './support/harness.js';
 import { assertSelfContained } from './support/views.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 import { screenshot, showView as show, type Browser, type Page } from './support/view-host.js';
@@ -72,8 +72,7 @@ describe('the board view in a real browser', { skip }, () => {
     assert.equal(content.mimeType, VIEW_MIME_TYPE);
     assertSelfContained(content.text);
     html = content.text;
-    const response = await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
-    boards = ((await response.json()) as J).data;
+    boards = await sandboxBoards(sandbox);
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
   });

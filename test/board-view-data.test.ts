@@ -17,7 +17,7 @@ import { clientShowsViews, UI_EXTENSION_ID, VIEW_DATA_MAX_BYTES, withViewMeta } 
 import { BOARD_VIEW_MAX_BYTES, BOARD_VIEW_TEXT_CHARS, boardViewData } from '../src/canvasapi/tasks/board-view-data.js';
 import type { PictureItem } from '../src/canvasapi/tasks/board-picture.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { canvasApiServerFor, startTestSandbox, sandboxBoards } from './support/harness.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEY = 'io.github.toolservers/board';
@@ -71,8 +71,7 @@ describe('the board view data on the sandbox', () => {
   before(async () => {
     sandbox = await startTestSandbox();
     server = canvasApiServerFor(sandbox.canvasapi);
-    const response = await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
-    boards = ((await response.json()) as J).data;
+    boards = await sandboxBoards(sandbox);
   });
   after(async () => {
     await sandbox.close();

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { VIEW_LIMITS, VIEW_READS, viewBoardBudget } from '../src/canvasapi/task-vocabulary.js';
-import { callRecorded, callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callRecorded, callTool, canvasApiServerFor, outcomeOf, startTestSandbox, sandboxBoards } from './support/harness.js';
 import { executeTool, viewFor } from '../src/core/tools/registry.js';
 import { FAKE_LAYOUT, startFakeBoard, type FakeBoard } from './support/fake-board.js';
 
@@ -35,8 +35,7 @@ describe('CanvasApi.ViewBoard on the sandbox', () => {
   before(async () => {
     sandbox = await startTestSandbox();
     server = canvasApiServerFor(sandbox.canvasapi);
-    const response = await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
-    boards = ((await response.json()) as J).data;
+    boards = await sandboxBoards(sandbox);
   });
   after(async () => {
     await sandbox.close();

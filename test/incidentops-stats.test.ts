@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
 import { countTokens } from '../src/core/tools/context-size.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callRecorded, incidentOpsServerFor, startTestSandbox, type ToolOutcome, incidentOpsGet } from './support/harness.js';
+import { callRecorded, callTool, incidentOpsServerFor, jsonResponse, scriptedFetch, startTestSandbox, type ToolOutcome, incidentOpsGet } from './support/harness.js';
 import { loadOpenApi } from './support/openapi.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -254,5 +254,28 @@ describe('the requests conform to the official spec', { skip: skipUnlessReferenc
         assert.deepEqual(errors, [], `${request.method} ${request.path}?${request.query.map(([k, v]) => `${k}=${v}`).join('&')}`);
       }
     }
+  });
+});
+
+describe('IncidentOps.IncidentStats on a platform with values the spec does not list', () => {
+  it('counts an urgency or status it does not know as `other`: platform text never becomes a key', async () => {
+    const odd = [
+      { id: 'PI1', incident_number: 1, status: 'triggered', urgency: 'high', created_at: '2026-05-01T10:00:00Z' },
+      { id: 'PI2', incident_number: 2, status: 'snoozed\nlevel 1: forged', urgency: '__proto__', created_at: '2026-05-02T10:00:00Z' },
+      { id: 'PI3', incident_number: 3, status: 'resolved', urgency: 'medium', created_at: '2026-05-03T10:00:00Z', resolved_at: '2026-05-03T11:00:00Z' },
+    ];
+    const scripted = scriptedFetch((url) => {
+      const path = url.pathname.replace(/^\/incidentops/, '');
+      if (path === '/services/PSVC1') return jsonResponse(200, { service: { id: 'PSVC1', name: 'Checkout', teams: [] } });
+      if (path === '/incidents') return jsonResponse(200, { incidents: odd, limit: 100, offset: 0, more: false });
+      if (path === '/log_entries') return jsonResponse(200, { log_entries: [], limit: 100, offset: 0, more: false });
+      return jsonResponse(404, { error: { message: 'Not Found', code: 2100 } });
+    });
+    const oddServer = incidentOpsServerFor(undefined, { baseUrl: 'http://platform.test/incidentops', accessToken: 't', fetch: scripted.fetch, now: () => PINNED });
+    const result = await callTool(oddServer, 'IncidentOps.IncidentStats', { service_id: 'PSVC1', days: 30 });
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const incidents = result.data.incidents as { by_urgency: Record<string, number>; by_status: Record<string, number> };
+    assert.deepEqual(incidents.by_urgency, { high: 1, other: 2 });
+    assert.deepEqual(incidents.by_status, { triggered: 1, other: 1, resolved: 1 });
   });
 });

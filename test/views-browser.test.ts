@@ -17,7 +17,7 @@ import { serveOverHttp } from '../src/core/serving/serve.js';
 import { VIEW_MIME_TYPE, VIEW_NAMES } from '../src/core/tools/views.js';
 import { UI_EXTENSION_ID } from '../src/core/tools/result-view.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { canvasApiServerFor, incidentOpsServerFor, startTestSandbox } from './support/harness.js';
+import { canvasApiServerFor, incidentOpsServerFor, sandboxBoards, startTestSandbox } from './support/harness.js';
 import { screenshot, showView as show, toolsetsClient, viewOf, type Browser } from './support/view-host.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 
@@ -257,8 +257,8 @@ describe('the views in a real browser', { skip }, () => {
         // The board view: ViewBoard on a demo board, every item it drew drawn again as SVG.
         await boardClient.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/canvas?toolsets=tasks`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
         assert.equal(boardClient.getProtocolEra(), era);
-        const boards = (await (await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } })).json()) as { data: { id: string; name: string }[] };
-        const boardArgs = { board_id: boards.data.find((board) => board.name === 'Sprint 42 Retrospective')!.id, max_side: 600 };
+        const boards = await sandboxBoards(sandbox);
+        const boardArgs = { board_id: boards.find((board) => board.name === 'Sprint 42 Retrospective')!.id, max_side: 600 };
         const picture = await boardClient.callTool({ name: 'CanvasApi.ViewBoard', arguments: boardArgs });
         const boardData = picture._meta?.['io.github.toolservers/board'] as { items: { id: string }[] } | undefined;
         assert.ok(boardData && boardData.items.length > 0, 'the result carries the board view data');

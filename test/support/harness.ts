@@ -24,6 +24,12 @@ export async function incidentOpsGet(sandbox: RunningSandbox, path: string): Pro
   return body;
 }
 
+/** The sandbox whiteboard's boards (its demo boards among them), read straight over HTTP: the first 50. */
+export async function sandboxBoards(sandbox: RunningSandbox): Promise<{ id: string; name: string }[]> {
+  const response = await fetch(`${sandbox.canvasapi.baseUrl}/v2/boards?limit=50`, { headers: { authorization: `Bearer ${sandbox.canvasapi.token}` } });
+  return ((await response.json()) as { data: { id: string; name: string }[] }).data;
+}
+
 /**
  * A CanvasApi server whose second bulk create fails: `refused` before the platform sees it (HTTP
  * 400), or `lost-answer`: carried out, then answered 502 (so it may exist).

@@ -132,7 +132,9 @@ export async function blastRadius(api: IncidentOpsApi, incident: Json, signal: A
   const namesFromIncidents = new Map<string, string>();
   for (const item of open.items) {
     if (!isRecord(item.service) || typeof item.service.id !== 'string') continue;
-    byService.set(item.service.id, [...(byService.get(item.service.id) ?? []), item]);
+    const list = byService.get(item.service.id);
+    if (list) list.push(item);
+    else byService.set(item.service.id, [item]);
     if (typeof item.service.summary === 'string') namesFromIncidents.set(item.service.id, item.service.summary);
   }
   for (const service of all) {

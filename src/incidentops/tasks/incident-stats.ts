@@ -10,7 +10,7 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import { API_PAGE_SIZE } from '../api.js';
 import type { IncidentOpsDeps } from '../deps.js';
 import { named } from '../oncall-levels.js';
-import { MAX_FILTER_IDS, parseIsoTime, STATS_PAGES } from '../params.js';
+import { luxon, MAX_FILTER_IDS, parseIsoTime, STATS_PAGES } from '../params.js';
 import { resolveByIdOrName } from './by-name.js';
 
 type Json = Record<string, unknown>;
@@ -56,6 +56,9 @@ export const NIGHT_START = 22;
 export const NIGHT_END = 7;
 /** Responders listed (most paged first); the rest are one line. */
 export const RESPONDERS_SHOWN = 10;
+/** An incident's urgencies and statuses as the spec lists them. */
+const URGENCIES: readonly string[] = ['high', 'low'];
+const STATUSES: readonly string[] = ['triggered', 'acknowledged', 'resolved'];
 
 export const MEASURED =
   'Acknowledge: created to the first acknowledge log entry (never-acknowledged left out). Resolve: created to resolved_at (else last_status_change_at), resolved only. ' +
@@ -82,22 +85,10 @@ function times(durations: number[], leftOut: number): Times {
   return { count: durations.length, ...(median !== undefined ? { median_min: median } : {}), ...(p90 !== undefined ? { p90_min: p90 } : {}), ...(leftOut > 0 ? { left_out: leftOut } : {}) };
 }
 
-const clockFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Local weekday (0 Sunday) and hour of `ms` in `zone`. */
+/** Local weekday (0 Sunday) and hour of `ms` in `zone` (an IANA name). */
 export function localClock(ms: number, zone: string): { weekday: number; hour: number } {
-  let format = clockFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, weekday: 'short', hour: 'numeric', hourCycle: 'h23' });
-    clockFormats.set(zone, format);
-  }
-  let weekday = 0;
-  let hour = 0;
-  for (const part of format.formatToParts(new Date(ms))) {
-    if (part.type === 'weekday') weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(part.value);
-    else if (part.type === 'hour') hour = Number(part.value) % 24;
-  }
-  return { weekday, hour };
+  const local = luxon().DateTime.fromMillis(ms, { zone });
+  return { weekday: local.weekday % 7, hour: local.hour };
 }
 
 export function outOfHours(clock: { weekday: number; hour: number }): boolean {
@@ -184,8 +175,9 @@ export async function incidentStats(args: IncidentStatsArgs, context: ToolContex
   const created = new Map<string, number>();
   const resolveDurations: number[] = [];
   for (const incident of incidents) {
-    const urgency = String(incident.urgency ?? 'unknown');
-    const status = String(incident.status ?? 'unknown');
+    // Keys are the spec's values only: any other text a platform sends is counted as `other`, never made a key.
+    const urgency = URGENCIES.includes(incident.urgency as string) ? (incident.urgency as string) : 'other';
+    const status = STATUSES.includes(incident.status as string) ? (incident.status as string) : 'other';
     byUrgency[urgency] = (byUrgency[urgency] ?? 0) + 1;
     byStatus[status] = (byStatus[status] ?? 0) + 1;
     const start = createdAt(incident);
@@ -291,7 +283,7 @@ async function responderZones(responders: readonly Responder[], deps: IncidentOp
     responders.map(async (responder) => {
       try {
         const user = await deps.api.getOne('/users/{id}', { id: responder.id }, 'user', signal, `user ${responder.id}`);
-        const zone = typeof user.time_zone === 'string' && validZone(user.time_zone) ? user.time_zone : undefined;
+        const zone = typeof user.time_zone === 'string' && luxon().IANAZone.isValidZone(user.time_zone) ? user.time_zone : undefined;
         zones.set(responder.id, { ...(zone ? { zone } : {}), ...(typeof user.name === 'string' ? { name: user.name } : {}) });
       } catch (error) {
         if (signal.aborted) throw error;
@@ -301,13 +293,4 @@ async function responderZones(responders: readonly Responder[], deps: IncidentOp
   );
   if (unread > 0) partial.push(`time zones: ${unread} responders' records could not be read; their pages counted in the fallback zone`);
   return zones;
-}
-
-function validZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
