@@ -409,6 +409,10 @@ function idOf(record: unknown): string {
 
 function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent: string | undefined }): Json {
   const parent = where.parent ? { parent: { id: where.parent } } : {};
+  // A card's text is its title, its colour the theme (its border); CreateBoardLayout's kanban makes them.
+  if (p.node.shape === 'card') {
+    return { type: 'card', data: { title: escapeHtml(p.node.text) }, ...(p.node.color ? { style: { cardTheme: p.node.color } } : {}), position: where.position, geometry: { width: p.width, height: p.height }, ...parent };
+  }
   if (p.node.shape === 'sticky_note') {
     return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position: where.position, geometry: { width: p.width }, ...parent };
   }
@@ -439,8 +443,10 @@ function diagramView(plan: Plan, placed: Placed[], frameBoxes: FrameBox[], ancho
     const id = drawn.itemOf.get(p.node.id);
     if (id === undefined) continue;
     const sticky = p.node.shape === 'sticky_note';
+    const card = p.node.shape === 'card';
     const fill = colourOf(p.node.color, sticky ? STICKY_COLORS.light_yellow : undefined);
-    items.push({ id, type: sticky ? 'sticky_note' : 'shape', x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(sticky ? {} : { shape: p.node.shape ?? 'round_rectangle' }), ...(fill ? { fill } : {}) });
+    const type = sticky ? 'sticky_note' : card ? 'card' : 'shape';
+    items.push({ id, type, x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(type === 'shape' ? { shape: p.node.shape ?? 'round_rectangle' } : {}), ...(fill ? { fill } : {}) });
   }
   const records = plan.edges.flatMap((edge, index) => {
     const id = drawn.connectorOf[index];

@@ -147,7 +147,7 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
 const createBoardLayout = taskTool(boardLayoutInput, {
   name: 'CanvasApi.CreateBoardLayout',
   title: 'Lay out a workshop board',
-  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
+  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes (kanban: cards). Answers item IDs per input; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createBoardLayoutBudget,
   view: 'board',
