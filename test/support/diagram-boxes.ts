@@ -105,6 +105,10 @@ export async function checkBoxes(sandbox: RunningSandbox, board: string, data: J
     for (let b = a + 1; b < created.length; b++) assert.ok(!overlap(boxes.get(created[a].id)!, boxes.get(created[b].id)!), `${created[a].id} and ${created[b].id} do not overlap`);
     for (const was of before) assert.ok(!overlap(boxes.get(created[a].id)!, boxes.get(was.id)!), `${created[a].id} is clear of ${was.id}`);
   }
+  // Frames (namespaces, frame_title) hold the boxes and are clear of what was there too.
+  for (const frame of items.filter((item) => !old.has(item.id) && item.type === 'frame')) {
+    for (const was of before) assert.ok(!overlap(boxes.get(frame.id)!, boxes.get(was.id)!), `frame ${frame.id} is clear of ${was.id}`);
+  }
   const nameOf = new Map(Object.entries(data.node_items as Record<string, string>).map(([name, id]) => [id, name]));
   const all = await boardConnectors(sandbox, board);
   const byConnector = new Map(all.map((c) => [c.id, c]));
