@@ -239,6 +239,7 @@ describe('the Mermaid class diagram reader, on the documentation\'s examples', (
     assert.deepEqual(problemsOf('classDiagram\nclass Open {\n  +x'), ['line 2: the class Open\'s "{" has no closing "}"']);
     assert.deepEqual(problemsOf('classDiagram\nA <|---- B'), ['line 2: "<|---" is not a relation: write <|--, *--, o--, -->, --, ..>, ..|> or ..']);
     assert.deepEqual(problemsOf('classDiagram\n'), ['the class diagram has no classes']);
+    assert.deepEqual(problemsOf('classDiagram\nitem:3458764612345 <|-- B'), ['line 2: item:<ID> (an item already on the board) is read in flowcharts only; a class diagram draws its own classes']);
     assert.deepEqual(problemsOf('classDiagram\ndirection UP\nA --> B'), ['line 2: "UP" is not a direction: one of TB, TD, BT, LR, RL']);
     assert.deepEqual(problemsOf(`classDiagram\nA : ${'x'.repeat(201)}`), [`line 2: "${'x'.repeat(30)}..." is 201 characters; a field is at most 200`]);
     assert.deepEqual(problemsOf(`classDiagram\n${Array.from({ length: 201 }, (_, i) => `class C${i}`).join('\n')}`), ['line 202: more than 200 classes']);

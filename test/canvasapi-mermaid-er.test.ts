@@ -18,6 +18,7 @@ import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/reg
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseErDiagram } from '../src/canvasapi/tasks/mermaid-er.js';
 import { boxesPlanParts } from '../src/canvasapi/tasks/mermaid-boxes.js';
+import { boardSvg, toPictureConnectors, type PictureItem } from '../src/canvasapi/tasks/board-picture.js';
 import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { boardConnectors, checkBoxes } from './support/diagram-boxes.js';
@@ -154,6 +155,37 @@ describe('the Mermaid ER diagram reader, on the documentation\'s examples', () =
     assert.deepEqual(problemsOf('erDiagram\nA {\n  string x'), ['line 2: the entity A\'s "{" has no closing "}"']);
     assert.deepEqual(problemsOf('erDiagram'), ['the ER diagram has no entities']);
     assert.deepEqual(problemsOf('erDiagram LR\nA'), ['line 1: write statements on the lines after "erDiagram"']);
+  });
+});
+
+describe('the board picture (ViewBoard, the board view) draws the caps and dashes', () => {
+  const items: PictureItem[] = [
+    { id: 'a', type: 'shape', x: 100, y: 100, width: 100, height: 60, text: 'A', shape: 'rectangle' },
+    { id: 'b', type: 'shape', x: 100, y: 400, width: 100, height: 60, text: 'B', shape: 'rectangle' },
+  ];
+  const svgOf = (style: Record<string, string>) => {
+    const connectors = toPictureConnectors([{ id: 'c', startItem: { id: 'a', position: { x: '50%', y: '100%' } }, endItem: { id: 'b', position: { x: '50%', y: '0%' } }, shape: 'straight', style }], items);
+    return boardSvg({ area: { x0: 0, y0: 0, x1: 200, y1: 500 }, widthPx: 200, heightPx: 500, items, connectors }).split('\n').filter((line) => !line.startsWith('<svg') && !line.startsWith('<rect width') && !line.includes('<text')).join('\n');
+  };
+  it('each cap its own mark, arrowheads as before', () => {
+    const arrow = svgOf({ startStrokeCap: 'none', endStrokeCap: 'stealth' });
+    assert.equal((arrow.match(/<path d="M[^"]*Z" fill="#000000"\/>/g) ?? []).length, 1, 'a filled arrowhead, no stroke');
+    const triangle = svgOf({ startStrokeCap: 'triangle', endStrokeCap: 'none' });
+    assert.match(triangle, /<path d="M100,130L[^"]*Z" fill="#ffffff" stroke="#000000"/, 'a hollow triangle at the start, its tip on A');
+    assert.match(svgOf({ startStrokeCap: 'none', endStrokeCap: 'filled_diamond' }), /<path d="M100,370L[^"]*Z" fill="#000000" stroke=/, 'a filled diamond at B');
+    assert.match(svgOf({ startStrokeCap: 'diamond', endStrokeCap: 'none' }), /Z" fill="#ffffff" stroke=/);
+    const many = svgOf({ startStrokeCap: 'erd_only_one', endStrokeCap: 'erd_zero_or_many' });
+    assert.equal((many.match(/<circle /g) ?? []).length, 1, 'zero: a circle');
+    assert.equal((many.match(/<path d="M[\d.]+,[\d.]+L[\d.]+,[\d.]+" stroke=/g) ?? []).length, 2, 'only one: two bars');
+    assert.match(many, /<path d="M[^"]*L100,[\d.]+L[^"]*M100,370L100,[\d.]+" fill="none"/, 'many: a crow\'s foot opening onto B');
+    const oneOrMany = svgOf({ startStrokeCap: 'erd_zero_or_one', endStrokeCap: 'erd_one_or_many' });
+    assert.equal((oneOrMany.match(/<circle /g) ?? []).length, 1);
+    assert.equal((oneOrMany.match(/<path d="M[\d.]+,[\d.]+L[\d.]+,[\d.]+" stroke=/g) ?? []).length, 2, 'a bar each end');
+  });
+  it('dashed and dotted strokes dashed; normal ones solid', () => {
+    assert.match(svgOf({ strokeStyle: 'dashed' }), /stroke-dasharray=/);
+    assert.match(svgOf({ strokeStyle: 'dotted' }), /stroke-dasharray=/);
+    assert.doesNotMatch(svgOf({ strokeStyle: 'normal' }), /stroke-dasharray=/);
   });
 });
 

@@ -114,5 +114,20 @@ export async function checkBoxes(sandbox: RunningSandbox, board: string, data: J
   const byConnector = new Map(all.map((c) => [c.id, c]));
   assert.equal(all.length, data.connector_items.length);
   const connectors = (data.connector_items as string[]).map((id) => connectorLine(byConnector.get(id), nameOf));
+  // Each end on the side of its box that faces the other box (across, when they overlap down), no two ends of one box at one point.
+  const points = new Set<string>();
+  for (const connector of all) {
+    for (const [end, other] of [[connector.startItem, connector.endItem], [connector.endItem, connector.startItem]]) {
+      const self = boxes.get(end.id)!;
+      const them = boxes.get(other.id)!;
+      const [px, py] = [end.position.x, end.position.y].map((v: string) => Number(v.slice(0, -1)));
+      const side = py === 100 ? 'bottom' : py === 0 ? 'top' : px === 0 ? 'left' : px === 100 ? 'right' : 'inside';
+      const facing = them.top >= self.bottom ? 'bottom' : them.bottom <= self.top ? 'top' : them.left >= self.right ? 'right' : 'left';
+      assert.equal(side, facing, `${nameOf.get(end.id)}'s end toward ${nameOf.get(other.id)}`);
+      const key = `${end.id} ${px} ${py}`;
+      assert.ok(!points.has(key), `two connectors meet ${nameOf.get(end.id)} at ${px}%,${py}%`);
+      points.add(key);
+    }
+  }
   return { items, nameOf, connectors };
 }

@@ -26,7 +26,7 @@ import type { BoardGet } from './board-tags.js';
 import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
-import { BOX_FONT, NEAR_END, NEAR_START } from './mermaid-boxes.js';
+import { BOX_FONT, NEAR_END, NEAR_START, spreadEnds } from './mermaid-boxes.js';
 
 type Json = Record<string, unknown>;
 
@@ -111,6 +111,11 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   // Bare item IDs first: they decide which edges shape the layout.
   const { known, notes: readAsItems } = await lookUpBare(plan, get, context.signal);
   const laidOut = await layOut(plan, context.signal);
+  // Class and ER relations meet their boxes spread along the sides (mermaid-boxes.ts).
+  if (plan.edges.some((edge) => edge.caps) && plan.layout !== 'grid') {
+    const ends = spreadEnds(plan.edges, new Map(laidOut.placed.map((p) => [p.node.id, p])), plan.layout);
+    plan.edges.forEach((edge, index) => (edge.ends = ends[index]));
+  }
   return drawLaidOut(args, plan, laidOut, context, { known, readAsItems });
 }
 
@@ -287,8 +292,8 @@ function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>):
     ...(edge.endLabels?.end ? [{ content: escapeHtml(edge.endLabels.end), position: NEAR_END }] : []),
   ];
   return {
-    startItem: { id: itemId(edge.from), snapTo: snaps[0] },
-    endItem: { id: itemId(edge.to), snapTo: snaps[1] },
+    startItem: { id: itemId(edge.from), ...(edge.ends ? { position: edge.ends.start } : { snapTo: snaps[0] }) },
+    endItem: { id: itemId(edge.to), ...(edge.ends ? { position: edge.ends.end } : { snapTo: snaps[1] }) },
     shape: plan.layout === 'grid' ? 'curved' : 'elbowed',
     ...(captions.length ? { captions } : {}),
     ...(Object.keys(style).length ? { style } : {}),

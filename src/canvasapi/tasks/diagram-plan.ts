@@ -48,6 +48,8 @@ export interface PlanEdge {
   /** Class and ER relations: the platform's cap at each end, and captions near each end (cardinalities). */
   caps?: { start: string; end: string };
   endLabels?: { start?: string; end?: string };
+  /** Where it meets each box (relative positions), set once the boxes are laid out. */
+  ends?: { start: { x: string; y: string }; end: { x: string; y: string } };
 }
 
 export interface Plan {

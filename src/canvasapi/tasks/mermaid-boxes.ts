@@ -153,4 +153,48 @@ function boxSize(lines: { plain: string; bold?: boolean }[]): { width: number; h
 
 const roundUp = (n: number) => Math.ceil(n / 10) * 10;
 
+type Side = 'top' | 'bottom' | 'left' | 'right';
+interface Laid { x: number; y: number; width: number; height: number }
+/** Where a connector meets its box, in the platform's relative terms (0% top or left, 100% bottom or right). */
+export interface EndPoint { x: string; y: string }
+
+/**
+ * Where each relation meets its two boxes, once they are laid out: on the side facing the other
+ * box (across the flow when both share a rank), the ends on one side spread evenly along it in the
+ * order of the boxes they lead to, so that caps and cardinalities never sit on top of each other
+ * (snapping to a side would join them all at its middle). Each end's position, by edge index.
+ */
+export function spreadEnds(edges: readonly { from: string; to: string }[], at: ReadonlyMap<string, Laid>, direction: MermaidDirection): { start: EndPoint; end: EndPoint }[] {
+  const vertical = direction === 'TB' || direction === 'BT';
+  const sideOf = (self: Laid, other: Laid): Side => {
+    const apart = vertical ? Math.abs(other.y - self.y) * 2 >= self.height + other.height : Math.abs(other.x - self.x) * 2 >= self.width + other.width;
+    const byY = vertical === apart;
+    return byY ? (other.y >= self.y ? 'bottom' : 'top') : other.x >= self.x ? 'right' : 'left';
+  };
+  // Each side's ends: [edge index, which end, where along the side the other box is].
+  const sides = new Map<string, [number, 'start' | 'end', number][]>();
+  edges.forEach((edge, index) => {
+    const from = at.get(edge.from);
+    const to = at.get(edge.to);
+    if (!from || !to) return;
+    for (const [which, self, other, id] of [['start', from, to, edge.from], ['end', to, from, edge.to]] as const) {
+      const side = sideOf(self, other);
+      const key = `${id}\u0000${side}`;
+      const list = sides.get(key) ?? [];
+      list.push([index, which, side === 'top' || side === 'bottom' ? other.x : other.y]);
+      sides.set(key, list);
+    }
+  });
+  const ends: { start: EndPoint; end: EndPoint }[] = edges.map(() => ({ start: { x: '50%', y: '50%' }, end: { x: '50%', y: '50%' } }));
+  for (const [key, list] of sides) {
+    const side = key.slice(key.indexOf('\u0000') + 1) as Side;
+    list.sort((a, b) => a[2] - b[2] || a[0] - b[0]);
+    list.forEach(([index, which], k) => {
+      const along = `${Math.round((1000 * (k + 1)) / (list.length + 1)) / 10}%`;
+      ends[index]![which] = side === 'top' ? { x: along, y: '0%' } : side === 'bottom' ? { x: along, y: '100%' } : side === 'left' ? { x: '0%', y: along } : { x: '100%', y: along };
+    });
+  }
+  return ends;
+}
+
 export { NEAR_START, NEAR_END, FONT as BOX_FONT };

@@ -142,6 +142,7 @@ class ClassReader {
     if (!from) throw new LineProblem(`expected a class name, a relation or a statement at "${cursor.rest()}"`);
     if (cursor.startsWith('~')) readGeneric(cursor);
     if (cursor.startsWith(':::')) return void this.ignored.push(`line ${line}: the class of ${from} (:::) is not drawn`);
+    if (from === 'item' && /^:\d/.test(cursor.text.slice(cursor.at))) throw new LineProblem('item:<ID> (an item already on the board) is read in flowcharts only; a class diagram draws its own classes');
     cursor.skipSpace();
     if (cursor.startsWith(':')) {
       const member = cursor.text.slice(cursor.at + 1).trim();
