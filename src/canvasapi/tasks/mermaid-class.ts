@@ -11,7 +11,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
-import { checkCaption, checkCounts, checkField, Cursor, directionOf, generics, hexColor, LineProblem, readStatements, unquote, type BoxLine, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
+import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, generics, hexColor, LineProblem, readStatements, unquote, type BoxLine, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
 
 /** Namespaces (frames) one diagram may have. */
 const NAMESPACES = 20;
@@ -193,7 +193,7 @@ class ClassReader {
     if (this.openGroup !== undefined) this.problems.push(`line ${this.groups[this.openGroup]!.line}: the namespace "${this.groups[this.openGroup]!.key.slice(0, 50)}" has no closing "}"`);
     this.problems.push(...checkCounts(this.boxes.size, this.relations.length, DIAGRAM_LIMITS, 'classes'));
     if (!this.problems.length && !this.boxes.size) this.problems.push('the class diagram has no classes');
-    if (this.problems.length) throw new MermaidError(this.problems.slice(0, 10));
+    if (this.problems.length) throw new MermaidError(this.problems.slice(0, MAX_PROBLEMS));
     // A namespace without classes has nothing to frame.
     const used = new Set([...this.boxes.values()].map((b) => b.group));
     const kept = this.groups.filter((group, index) => used.has(index) || void this.ignored.push(`line ${group.line}: the namespace "${group.key.slice(0, 50)}" has no classes and is not drawn`));

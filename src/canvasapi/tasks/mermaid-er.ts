@@ -11,7 +11,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
-import { checkCaption, checkCounts, checkField, Cursor, directionOf, hexColor, LineProblem, readStatements, unquote, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
+import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, hexColor, LineProblem, readStatements, unquote, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
 
 const IGNORED = new Set(['classDef', 'class', 'title', 'accTitle', 'accDescr']);
 const LEFT: Record<string, Cap> = { '|o': 'erd_zero_or_one', '||': 'erd_only_one', '}o': 'erd_zero_or_many', '}|': 'erd_one_or_many' };
@@ -135,7 +135,7 @@ class ErReader {
     if (this.open) this.problems.push(`line ${this.openLine}: the entity ${this.open.id.slice(0, 50)}'s "{" has no closing "}"`);
     this.problems.push(...checkCounts(this.boxes.size, this.relations.length, DIAGRAM_LIMITS, 'entities'));
     if (!this.problems.length && !this.boxes.size) this.problems.push('the ER diagram has no entities');
-    if (this.problems.length) throw new MermaidError(this.problems.slice(0, 10));
+    if (this.problems.length) throw new MermaidError(this.problems.slice(0, MAX_PROBLEMS));
     return { kind: 'er', direction: this.direction, boxes: [...this.boxes.values()], relations: this.relations, groups: [], ignored: this.ignored };
   }
 }

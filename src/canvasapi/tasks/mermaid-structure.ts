@@ -11,7 +11,8 @@ import type { MermaidDirection } from './mermaid.js';
 export const BOX_FIELDS = 30;
 /** A field's or a caption's characters at most, as written. */
 export const FIELD_CHARS = 200;
-const MAX_PROBLEMS = 10;
+/** Problems reported at most (the flowchart reader's number). */
+export const MAX_PROBLEMS = 10;
 
 /** One line of a box: its text, and how it is set (static underlined, abstract italic, as UML). */
 export interface BoxLine {
@@ -80,7 +81,7 @@ export function unquote(text: string): string {
 }
 
 const isIdChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
-export const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
 
 export class Cursor {
   at = 0;
@@ -211,4 +212,3 @@ export function hexColor(value: string): string | undefined {
   return undefined;
 }
 
-export { MAX_PROBLEMS };
