@@ -15,7 +15,7 @@ import { parseClassDiagram } from '../src/canvasapi/tasks/mermaid-class.js';
 import { boxesPlanParts } from '../src/canvasapi/tasks/mermaid-boxes.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
-import { checkBoxes } from './support/diagram-boxes.js';
+import { boardConnectors, checkBoxes } from './support/diagram-boxes.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -286,6 +286,19 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
     const y = (name: string) => items.find((i) => i.id === data.node_items[name]).position.y;
     for (const child of ['Duck', 'Fish', 'Zebra']) assert.ok(y('Animal') < y(child), `Animal above ${child}`);
     assert.ok(data.bounds && data.placed, 'placed clear of the board, and says where');
+  });
+
+  it('direction LR: parents left of their children, each connector leaving the side that faces the other box', async () => {
+    const { board, before: existing } = await boardWithItems('Animals LR');
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: ANIMALS.replace('classDiagram', 'classDiagram\n    direction LR') });
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const data = result.data as J;
+    const { items, connectors } = await checkBoxes(sandbox, board, data, existing, ANIMAL_BOXES);
+    assert.equal(connectors.length, 3);
+    const item = (name: string) => items.find((i) => i.id === data.node_items[name]);
+    for (const child of ['Duck', 'Fish', 'Zebra']) assert.ok(item('Animal').position.x + item('Animal').geometry.width / 2 < item(child).position.x - item(child).geometry.width / 2, `Animal left of ${child}`);
+    const ends = (await boardConnectors(sandbox, board)).map((c: J) => [c.startItem.position.x, c.endItem.position.x]);
+    assert.deepEqual(ends, [['100%', '0%'], ['100%', '0%'], ['100%', '0%']], 'out of Animal\'s right side, into each child\'s left');
   });
 
   it('every kind of relation, with cardinalities near their ends and the label in the middle', async () => {
