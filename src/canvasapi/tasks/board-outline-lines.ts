@@ -42,9 +42,8 @@ const PER_LINE = { frameTexts: 12, clusterNotes: 20, flowSteps: 25 } as const;
 const LISTED = { overlaps: 30, outside: 30, perKind: 5 } as const;
 
 export const OUTLINE_FORMAT =
-  'Board coordinates, boxes as left,top to right,bottom. Reading order: rows top to bottom (a box whose top is above the middle of the row\'s first box joins its row), left to right. ' +
-  'frames: ID "title" box: counts; texts of its items other than notes and flow steps. clusters: notes less than half a note apart, in frame ID or on the board. ' +
-  'flows: ID "text" -> ID "text" -["caption"]-> ...; (joins) ends at an item shown before, (cycle) loops back. Texts are JSON strings.';
+  'Board coordinates, boxes left,top to right,bottom. Reading order: rows top to bottom (a box joins a row if its top is above the middle of the row\'s first box), each left to right. ' +
+  'frames: ID "title" box: counts; texts: items not notes nor in flows. clusters: notes under half a note apart. flows: ID "text" -> ID "text" -["caption"]-> ...; (joins): shown before; (cycle): loops back.';
 
 const round = (n: number) => String(Math.round(n));
 const boxText = (b: Box) => `${round(b.left)},${round(b.top)} to ${round(b.right)},${round(b.bottom)}`;
@@ -93,7 +92,8 @@ export function outlineOf(input: OutlineInput): Outline {
   // Containers: each frame read, and the open board (items without a frame, or whose frame was not read).
   const frameIds = new Set(frames.map((f) => f.id));
   const containerOf = (item: OutlineItem) => (item.parent && frameIds.has(item.parent) ? item.parent : '');
-  const byContainer = new Map<string, OutlineItem[]>([['', []], ...frames.map((f) => [f.id, []] as [string, OutlineItem[]])]);
+  // Frames in reading order, then the open board: the order of the clusters too.
+  const byContainer = new Map<string, OutlineItem[]>([...frames.map((f) => [f.id, []] as [string, OutlineItem[]]), ['', []]]);
   for (const item of inReadingOrder(others)) (byContainer.get(containerOf(item)) as OutlineItem[]).push(item);
   const unread = others.filter((item) => item.parent && !frameIds.has(item.parent)).length;
   if (unread > 0) notes.push(`outline: ${unread} items are in frames this call did not read; they are placed on the open board, without a box`);
@@ -112,7 +112,7 @@ export function outlineOf(input: OutlineInput): Outline {
 
   const ambiguous = [
     ...overlaps.frames.slice(0, LISTED.perKind).map(([a, b]) => `frames ${named(a, a.id)} and ${named(b, b.id)} overlap: what lies where they meet may be read as in either`),
-    ...clustered.near.slice(0, LISTED.perKind).map(([a, b]) => `note ${named(a, a.id)} is close to another cluster (that of ${named(b, b.id)}) but not in it: it may belong to either`),
+    ...clustered.near.slice(0, LISTED.perKind).map(([a, b]) => `notes ${named(a, a.id)} and ${named(b, b.id)} are close but in different clusters: where one cluster ends is unclear`),
     ...unconnectedShapes(byContainer, connected, byId).slice(0, LISTED.perKind),
     ...flows.cycles.slice(0, LISTED.perKind).map((cycle) => `a cycle: ${cycle.map((id) => named(byId.get(id), id)).join(' -> ')} -> back to ${idText(cycle[0] as string)}`),
     ...sameTexts(input.items).slice(0, LISTED.perKind),
