@@ -180,7 +180,7 @@ class UnionFind {
 }
 
 export interface Clustering {
-  /** Clusters as lists of indices, each in reading order; clusters in the reading order of their first note. */
+  /** Clusters as lists of indices, each in its own reading order; clusters in the order the board's reading order meets them. */
   clusters: number[][];
   /** Pairs of notes in different clusters closer than NEAR_GAP of their side: a note that may belong to either. */
   near: [number, number][];
@@ -206,13 +206,15 @@ export function clusterNotes(boxes: readonly Box[], work: Work): Clustering {
     if (cluster) cluster.push(index);
     else byRoot.set(root, [index]);
   }
+  // Each cluster in its own reading order (a row of the board may cut across a cluster's).
+  const clusters = [...byRoot.values()].map((cluster) => readingOrder(cluster.map((i) => boxes[i] as Box)).map((k) => cluster[k] as number));
   const seen = new Set<string>();
   const near = close.filter(([a, b]) => {
     if (sets.find(a) === sets.find(b)) return false;
     const key = `${a},${b}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  return { clusters: [...byRoot.values()], near, cut: !complete };
+  return { clusters, near, cut: !complete };
 }
 
 /** The box around boxes. */
