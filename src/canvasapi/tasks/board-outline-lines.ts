@@ -224,10 +224,11 @@ function unconnectedShapes(byContainer: ReadonlyMap<string, OutlineItem[]>, conn
   return sentences;
 }
 
-/** Items with the same text (any case, spaces flattened), the largest groups first. */
+/** Items with the same text (any case, spaces flattened), the largest groups first; texts cut are not compared (their ends are unknown). */
 function sameTexts(items: readonly OutlineItem[]): string[] {
   const groups = new Map<string, OutlineItem[]>();
   for (const item of items) {
+    if (item.cut) continue;
     const key = item.text.replace(/\s+/gu, ' ').trim().toLowerCase();
     if (!key) continue;
     const group = groups.get(key);

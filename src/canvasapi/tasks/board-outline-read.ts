@@ -102,7 +102,7 @@ export async function readOutline(args: OutlineArgs, signal: AbortSignal, r: Out
 
   const notes = outlineItems.filter((item) => item.type === 'sticky_note');
   const tags = (await r.optional(tagsOfItems(r.get, signal, notes.map((n) => n.id), tagList), 'tags: the tags of the sticky notes')) ?? { byItem: new Map<string, string[]>() };
-  const colours = await readColours(r.get, signal, notesForColours(outlineItems));
+  const colours = (await r.optional(readColours(r.get, signal, notesForColours(outlineItems)), 'colours: the colours of the sticky notes')) ?? { byId: new Map<string, string>() };
   const outline = outlineOf({ items: outlineItems, connectors: shownConnectors, tags: tags.byItem, colours: colours.byId, budgetBytes: r.linesBudget });
 
   const boardInfo = isRecord(board) ? board : {};
