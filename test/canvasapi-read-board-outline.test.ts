@@ -503,5 +503,18 @@ describe('ReadBoard format "outline" on a 2,000-item board', () => {
     assert.match(partial, /outline\.overlaps: /, 'the overlaps cut short are said');
     assert.match(partial, /colours: read for 40 of the /);
     assert.ok(answer.outline.overlap_count > 0);
+
+    // Its steps ran in a worker thread: with a worker's time limit of 1 ms they are refused, naming max_items; the small board's are not.
+    process.env.TOOLSERVERS_OFF_THREAD_TIMEOUT_MS = '1';
+    try {
+      const limited = await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, format: 'outline' });
+      assert.equal(limited.isError, true);
+      assert.equal((limited.data as J).kind, 'invalid_input');
+      assert.deepEqual((limited.data as J).issues.map((i: J) => i.parameter), ['max_items']);
+      const small = await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, format: 'outline', max_items: 100 });
+      assert.equal(small.isError, false, JSON.stringify(small.data));
+    } finally {
+      delete process.env.TOOLSERVERS_OFF_THREAD_TIMEOUT_MS;
+    }
   });
 });

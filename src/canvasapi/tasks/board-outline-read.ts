@@ -9,17 +9,36 @@
 import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import { flatText } from '../../core/tools/line-text.js';
+import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
 import { walkNote, walkPages, type Page, type PagePosition, type WalkResult } from '../../core/tools/pager.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import { BOARD_READS, OUTLINE_READS, outlineItemPages } from '../task-vocabulary.js';
 import { toItem, type BoardConnector, type BoardItem } from './board-lines.js';
 import { clusterNotes, Work, type Box } from './board-outline.js';
-import { OUTLINE_FORMAT, OUTLINE_TEXT_CHARS, outlineOf, type OutlineItem } from './board-outline-lines.js';
+import { OUTLINE_FORMAT, OUTLINE_TEXT_CHARS, outlineOf, type Outline, type OutlineInput, type OutlineItem } from './board-outline-lines.js';
 import { readTagList, tagsOfItems, type BoardGet, type TagList } from './board-tags.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * The outline's steps in a worker thread from this many items and connectors: below, they take a
+ * few milliseconds; at 2,000 items packed on one spot, their bounded work (board-outline.ts) is
+ * tens of milliseconds, which other calls and probes should not wait for.
+ */
+const OFF_THREAD_FROM = 500;
+const OUTLINE_STEP: OffThreadStep = {
+  module: new URL('./board-outline-lines.js', import.meta.url),
+  exportName: 'outlineOf',
+  what: 'the board outline',
+  overLimit: (limit) => [{ parameter: 'max_items', problem: `outlining this many items takes more than ${limit}: pass a smaller max_items, or a frame_id` }],
+};
+
+/** The outline of what was read: on this thread when small, else in a worker. */
+function outlineOff(input: OutlineInput, signal: AbortSignal): Promise<Outline> | Outline {
+  return input.items.length + input.connectors.length < OFF_THREAD_FROM ? outlineOf(input) : runOffThread<OutlineInput, Outline>(OUTLINE_STEP, input, signal);
+}
 
 /** What ReadBoard gives the outline: its GET, its readers, and where it stands. */
 export interface OutlineReaders {
@@ -103,7 +122,7 @@ export async function readOutline(args: OutlineArgs, signal: AbortSignal, r: Out
   const notes = outlineItems.filter((item) => item.type === 'sticky_note');
   const tags = (await r.optional(tagsOfItems(r.get, signal, notes.map((n) => n.id), tagList), 'tags: the tags of the sticky notes')) ?? { byItem: new Map<string, string[]>() };
   const colours = (await r.optional(readColours(r.get, signal, notesForColours(outlineItems)), 'colours: the colours of the sticky notes')) ?? { byId: new Map<string, string>() };
-  const outline = outlineOf({ items: outlineItems, connectors: shownConnectors, tags: tags.byItem, colours: colours.byId, budgetBytes: r.linesBudget });
+  const outline = await outlineOff({ items: outlineItems, connectors: shownConnectors, tags: tags.byItem, colours: colours.byId, budgetBytes: r.linesBudget }, signal);
 
   const boardInfo = isRecord(board) ? board : {};
   const description = flatText(plainText(boardInfo.description));

@@ -103,11 +103,11 @@ export function intersect(a: Box, b: Box): boolean {
  * visits each pair sharing a cell (a pair sharing several cells, once per cell), counting work.
  */
 class Grid {
-  private readonly cells = new Map<string, number[]>();
+  private readonly cells = new Map<string, { x: number; y: number; boxes: number[] }>();
   readonly large: number[] = [];
   constructor(
     private readonly boxes: readonly Box[],
-    size: number,
+    private readonly size: number,
     grow: (box: Box) => number,
     private readonly work: Work,
   ) {
@@ -122,21 +122,25 @@ class Grid {
         for (let y = y0; y <= y1; y++) {
           const key = `${x},${y}`;
           const cell = this.cells.get(key);
-          if (cell) cell.push(index);
-          else this.cells.set(key, [index]);
+          if (cell) cell.boxes.push(index);
+          else this.cells.set(key, { x, y, boxes: [index] });
         }
       }
       work.spend((x1 - x0 + 1) * (y1 - y0 + 1));
     });
   }
 
-  /** Calls `visit(a, b)` (a < b) for each pair sharing a cell, and each large box with every box; false when the work ran out. */
-  pairs(visit: (a: number, b: number) => void): boolean {
+  /**
+   * Calls `visit(a, b, cell)` (a < b) for each pair sharing a cell (`cell` its grid position: a pair
+   * sharing several is met in each), and each large box with every other (`cell` undefined); false when the work ran out.
+   */
+  pairs(visit: (a: number, b: number, cell: { x: number; y: number } | undefined) => void): boolean {
     for (const cell of this.cells.values()) {
-      for (let i = 0; i < cell.length; i++) {
-        for (let j = i + 1; j < cell.length; j++) {
+      const list = cell.boxes;
+      for (let i = 0; i < list.length; i++) {
+        for (let j = i + 1; j < list.length; j++) {
           if (!this.work.spend()) return false;
-          visit(cell[i] as number, cell[j] as number);
+          visit(list[i] as number, list[j] as number, cell);
         }
       }
     }
@@ -145,10 +149,15 @@ class Grid {
       for (let b = 0; b < this.boxes.length; b++) {
         if (b === a || (isLarge.has(b) && b < a)) continue;
         if (!this.work.spend()) return false;
-        visit(Math.min(a, b), Math.max(a, b));
+        visit(Math.min(a, b), Math.max(a, b), undefined);
       }
     }
     return true;
+  }
+
+  /** Whether a point lies in the cell. */
+  holds(cell: { x: number; y: number }, x: number, y: number): boolean {
+    return Math.floor(x / this.size) === cell.x && Math.floor(y / this.size) === cell.y;
   }
 }
 
@@ -208,10 +217,10 @@ export function clusterNotes(boxes: readonly Box[], work: Work): Clustering {
   }
   // Each cluster in its own reading order (a row of the board may cut across a cluster's).
   const clusters = [...byRoot.values()].map((cluster) => readingOrder(cluster.map((i) => boxes[i] as Box)).map((k) => cluster[k] as number));
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   const near = close.filter(([a, b]) => {
     if (sets.find(a) === sets.find(b)) return false;
-    const key = `${a},${b}`;
+    const key = a * boxes.length + b;
     return seen.has(key) ? false : (seen.add(key), true);
   });
   return { clusters, near, cut: !complete };
@@ -233,14 +242,13 @@ export interface Overlaps {
 
 /** Pairs of boxes that intersect, other than those `exempt` (a frame and its own child). */
 export function findOverlaps(boxes: readonly Box[], exempt: (a: number, b: number) => boolean, max: number, work: Work): Overlaps {
-  const found = new Set<string>();
   const pairs: [number, number][] = [];
   const grid = new Grid(boxes, cellSize(boxes), () => 0, work);
-  const complete = grid.pairs((a, b) => {
-    if (!intersect(boxes[a] as Box, boxes[b] as Box) || exempt(a, b)) return;
-    const key = `${a},${b}`;
-    if (found.has(key)) return;
-    found.add(key);
+  const complete = grid.pairs((a, b, cell) => {
+    const [boxA, boxB] = [boxes[a] as Box, boxes[b] as Box];
+    if (!intersect(boxA, boxB) || exempt(a, b)) return;
+    // Met once: in the cell holding the top-left corner of the two boxes' intersection (both boxes are in it).
+    if (cell !== undefined && !grid.holds(cell, Math.max(boxA.left, boxB.left), Math.max(boxA.top, boxB.top))) return;
     pairs.push([a, b]);
   });
   pairs.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
