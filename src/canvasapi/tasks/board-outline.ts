@@ -2,7 +2,8 @@
  * ReadBoard's outline (`format: "outline"`), the geometry and the graph: pure functions over the
  * items read, no platform text looked at except for equal texts. Every step's work is counted
  * and bounded (OUTLINE_WORK per item), so 2,000 items cost a few hundred thousand simple steps
- * at most, milliseconds on the event loop; what a bound cut short is said by the caller.
+ * at most (run in a worker for big boards: board-outline-read.ts); what a bound cut short is said
+ * by the caller.
  *
  * - Reading order: rows top to bottom, left to right within a row. A row starts at the highest
  *   box not yet placed; a box whose top edge lies less than half that box's height below its top
