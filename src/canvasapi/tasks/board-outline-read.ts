@@ -115,9 +115,9 @@ export async function readOutline(args: OutlineArgs, signal: AbortSignal, r: Out
   if (isRecord(r.frame)) frames.set(String(r.frame.id), keptItem(r.frame, signal));
   for (const frame of [...items.frames, ...(frameWalk?.frames ?? [])]) frames.set(frame.id, frame);
   const outlineItems = placed([...frames.values(), ...items.items], frames);
-  // Connectors of this board whose ends were both read, or one when the other is unknown: with frame_id, those touching the frame's items.
+  // The connectors read (with frame_id, those touching the frame's items), less any without both ends (the platform named none).
   const ids = new Set(outlineItems.map((item) => item.id));
-  const shownConnectors = connectors.records.filter((c) => (args.frame_id ? ids.has(c.from) || ids.has(c.to) : true));
+  const shownConnectors = connectors.records.filter((c) => c.from !== '?' && c.to !== '?' && (args.frame_id ? ids.has(c.from) || ids.has(c.to) : true));
 
   const notes = outlineItems.filter((item) => item.type === 'sticky_note');
   const tags = (await r.optional(tagsOfItems(r.get, signal, notes.map((n) => n.id), tagList), 'tags: the tags of the sticky notes')) ?? { byItem: new Map<string, string[]>() };
