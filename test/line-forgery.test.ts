@@ -408,7 +408,52 @@ function canvasCase(name: string, tool: string, args: Json): Case {
   };
 }
 
+/**
+ * ReadBoard's outline on a board of its own: two overlapping frames, two notes close but apart,
+ * overlapping shapes in a flow with a cycle, a shape and a text outside it, so every outline
+ * field has lines. Its ambiguous sentences about equal texts and long texts depend on the text
+ * by design (that is what they report): here each text starts with its slot's name and is cut
+ * to 40 characters, so the comparison meets the same sentences, and the rest of each text is random.
+ */
+function outlineCase(name: string): Case {
+  const S = (n: number) => `34587640000000001${String(n).padStart(2, '0')}`;
+  return {
+    name,
+    tool: 'CanvasApi.ReadBoard',
+    args: { board_id: BOARD, format: 'outline' },
+    server: (random) => {
+      const t: Texts = (slot) => `${slot} ${random(slot).slice(0, 40)}`;
+      const frame = (id: string, x: number, w: number) => ({ id, type: 'frame', data: { title: t(`title${id}`) }, position: { x, y: 0 }, geometry: { width: w, height: 1000 } });
+      const item = (id: string, type: string, x: number, y: number, w: number, h: number, parent?: string) => ({ id, type, data: { content: t(`content${id}`) }, position: { x, y }, geometry: { width: w, height: h }, ...(parent ? { parent: { id: parent } } : {}) });
+      const items = [
+        frame(S(1), 0, 2000), frame(S(2), 1800, 1000),
+        item(S(3), 'sticky_note', 200, 200, 200, 200, S(1)), item(S(4), 'sticky_note', 550, 200, 200, 200, S(1)),
+        item(S(5), 'shape', 6000, 100, 220, 110), item(S(6), 'shape', 6100, 120, 220, 110), item(S(7), 'shape', 8000, 100, 220, 110), item(S(8), 'text', 9000, 0, 300, 50),
+      ];
+      const connector = (id: string, from: string, to: string, caption?: string) => ({ id, startItem: { id: from }, endItem: { id: to }, ...(caption ? { captions: [{ content: t(`caption${id}`) }] } : {}) });
+      const connectors = [connector('4001', S(3), S(5), 'c'), connector('4002', S(5), S(6)), connector('4003', S(6), S(5), 'c'), connector('4004', S(6), '3458764000000000999')];
+      const tags = [{ id: '5001', title: `a${t('tag1.title')}` }];
+      const page = (data: unknown[]) => jsonResponse(200, { data, total: data.length, size: data.length, limit: 50 });
+      const scripted = scriptedFetch((url) => {
+        const path = url.pathname.replace(`/v2/boards/${encodeURIComponent(BOARD)}`, '/board');
+        if (path === '/board') return jsonResponse(200, { id: BOARD, name: t('board.name'), description: t('board.description') });
+        if (path === '/board/items') {
+          const type = url.searchParams.get('type');
+          return page(type ? items.filter((i) => i.type === type) : items);
+        }
+        if (path === '/board/connectors') return page(connectors);
+        if (path === '/board/tags') return page(tags);
+        if (path === `/board/items/${S(3)}/tags`) return jsonResponse(200, { tags });
+        if (path.startsWith('/board/sticky_notes/')) return jsonResponse(200, { id: path.split('/').pop(), type: 'sticky_note', style: { fillColor: 'yellow' } });
+        return jsonResponse(404, { status: 404, code: 'notFound', message: 'Not found', type: 'error' });
+      });
+      return canvasApiServerFor({ baseUrl: 'https://canvas.example.test', token: 't' }, { fetch: scripted.fetch, now: () => NOW });
+    },
+  };
+}
+
 const CANVAS_CASES: Case[] = [
+  outlineCase('the board as an outline: frames, clusters, flows with a cycle, overlaps, items outside frames, what is ambiguous'),
   canvasCase('the whole board: frames, items with tags, connectors with captions', 'CanvasApi.ReadBoard', { board_id: BOARD }),
   canvasCase('a node beside an existing item, and a connector the platform refuses', 'CanvasApi.CreateDiagram', {
     board_id: BOARD,

@@ -100,6 +100,7 @@ interface ReadBoardReadArgs {
   offset?: number | undefined;
   cursor?: string | undefined;
   counts?: boolean | undefined;
+  format?: string | undefined;
 }
 
 /** Item pages one call may read: enough for its items (and the ones skipped to reach `offset`), plus a scan for filters. */
@@ -111,9 +112,28 @@ export function itemPagesFor(args: ReadBoardReadArgs): number {
   return Math.min(BOARD_READS.maxItemPages, Math.ceil((skipped + answered) / BOARD_READS.pageSize) + 1 + (filtered ? BOARD_READS.filterScanPages : 0));
 }
 
+/**
+ * ReadBoard's outline (`format: "outline"`, tasks/board-outline-read.ts): the whole board (or a
+ * frame) up to `maxItems` items, and the colours of at most `styleReads` sticky notes (one GET
+ * each, `styleConcurrency` at a time).
+ */
+export const OUTLINE_READS = { maxItems: READ_LIMITS.maxItems, styleReads: 40, styleConcurrency: 4 } as const;
+
+/** Item pages the outline reads: as many as `maxItems` fill, within ReadBoard's cap. */
+export function outlineItemPages(maxItems: number): number {
+  return Math.min(BOARD_READS.maxItemPages, Math.ceil(maxItems / BOARD_READS.pageSize));
+}
+
+/** The outline's budget: the board, the frame or the frames, its item pages, the connectors, the tag list's first page, the tags, the colours. */
+function outlineBudget(args: ReadBoardReadArgs): number {
+  const maxItems = args.max_items ?? OUTLINE_READS.maxItems;
+  return 1 + (args.frame_id ? 1 : BOARD_READS.framePages) + outlineItemPages(maxItems) + BOARD_READS.connectorPages(maxItems) + 1 + BOARD_READS.tagRequests + OUTLINE_READS.styleReads;
+}
+
 /** ReadBoard's budget: the sum of what each of its reads may take. */
 export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; keptBytes: number } {
   const reads = BOARD_READS;
+  if (args.format === 'outline') return { requests: outlineBudget(args), keptBytes: reads.keptBytes };
   const requests =
     1 + // the board
     (args.frame_id ? 1 : reads.framePages) +

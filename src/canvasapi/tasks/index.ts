@@ -36,6 +36,7 @@ const readBoardInput = () =>
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
     // Explained where it matters: a partial answer's note says what it does.
     counts: z.boolean().optional(),
+    format: z.enum(['items', 'outline']).optional().describe('outline: reading order, clusters, flows, what is unclear'),
   });
 
 const createDiagramInput = () =>

@@ -13,6 +13,14 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'frames[]': 'ID "title" x,y wxh',
     'items[]': 'ID type x,y wxh [frame "title"] [#"tag" ...]: "text"',
     'connectors[]': 'ID: from ["text"] -> to ["text"] [caption "caption"]',
+    // format: "outline" (board-outline-lines.ts).
+    'outline.frames[]': 'ID "title" left,top to right,bottom: N type, ...|empty[; texts: ID "text", ...[, +N more]]',
+    'outline.open_board': '[outside frames: ]N type, ...[; texts: ID "text", ...[, +N more]]',
+    'outline.clusters[]': 'in ID|on the board N notes left,top to right,bottom [colour(s) [of N of N notes:] name, ...] [#"tag" ...]: ID "text", ...[, +N more]',
+    'outline.flows[]': 'ID "text" -> ID "text" -["caption"]-> ID ... [(joins)|(cycle)]',
+    'outline.overlaps[]': 'ID "text" type and ID "text" type',
+    'outline.outside_frames[]': 'ID "text" type [left,top to right,bottom]',
+    'outline.ambiguous[]': 'a sentence of the server\'s, naming items as ID "text"',
   },
   'CanvasApi.CreateDiagram': {
     placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ... (or, without item:<ID> ends: at 0,0 ... | right of the N items read on the board ...: no platform text)',
