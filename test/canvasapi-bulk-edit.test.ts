@@ -350,9 +350,11 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
 describe('BulkEditItems against the contract tools: calls and tokens', () => {
   let sandbox: RunningSandbox;
   let server: AnyToolServer;
+  // Fixed clocks: the token (preview time, the items' stamps) is then the same on every run, and so its tokens.
+  const now = () => new Date('2026-03-02T10:00:00Z');
   before(async () => {
-    sandbox = await startTestSandbox();
-    server = canvasApiServerFor(sandbox.canvasapi);
+    sandbox = await startTestSandbox({ canvasapi: { now } });
+    server = canvasApiServerFor(sandbox.canvasapi, { now });
   });
   after(async () => {
     await sandbox?.close();
