@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
-import { idText, quote, quotedText } from '../../core/tools/line-text.js';
+import { idText, quotedText } from '../../core/tools/line-text.js';
 import { STICKY_COLORS } from '../task-vocabulary.js';
 import { COLOR_FIELD, OWN_PATH, TAGGABLE, type BoardTags, type BulkFilter, type Target } from './bulk-select.js';
 import { plainText } from './text.js';
@@ -54,7 +54,7 @@ const TAKES: Readonly<Record<string, ReadonlySet<string>>> = {
 /** A colour from the platform in a line: bare when it looks like one, quoted otherwise. */
 export function colourText(colour: string | undefined): string {
   if (colour === undefined) return 'none';
-  return /^#?[A-Za-z0-9_]{1,30}$/.test(colour) ? colour : quote(colour);
+  return /^#?[A-Za-z0-9_]{1,30}$/.test(colour) ? colour : quotedText(colour, 30);
 }
 
 export function itemHead(target: Target): string {
