@@ -253,6 +253,32 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     assert.deepEqual([after.style, after.position, after.parent.id], [before.get(other!).style, before.get(other!).position, frame], 'the rest of the item kept');
   });
 
+  it("each type's colour and text through its own endpoint: a shape's and frame's fill, a text's colour, a card's theme; a card's and frame's title", async () => {
+    const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Types' })).id as string;
+    const frame = (await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'Plan A', format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 }, geometry: { width: 800, height: 600 } })).id as string;
+    const card = (await platform(sandbox, 'POST', `/v2/boards/${board}/cards`, { data: { title: 'Plan A card' }, position: { x: 2000, y: 0 } })).id as string;
+    const text = (await platform(sandbox, 'POST', `/v2/boards/${board}/texts`, { data: { content: '<p>Plan A text</p>' }, position: { x: 2500, y: 0 } })).id as string;
+    const [shape] = await make(sandbox, board, [{ type: 'shape', text: 'Plan A shape', x: 3000, y: 0 }]);
+    const args = { board_id: board, filter: { text: 'plan a' }, update: { color: '#f5d128', replace_text: { find: 'Plan A', with: 'Plan B' } } };
+    const p = (await callTool(server, TOOL, args)).data as J;
+    assert.equal(p.matched, 4);
+    sandbox.clearRequests();
+    const d = (await callTool(server, TOOL, { ...args, confirm: p.confirm })).data as J;
+    assert.deepEqual(d.updated, [frame, card, text, shape].sort());
+    const body = (id: string) => sandbox.requests.find((r) => r.method === 'PATCH' && r.path.endsWith(`/${id}`))?.body;
+    assert.deepEqual(body(frame), { style: { fillColor: '#f5d128' }, data: { title: 'Plan B' } });
+    assert.deepEqual(body(card), { style: { cardTheme: '#f5d128' }, data: { title: 'Plan B card' } });
+    assert.deepEqual(body(text), { style: { color: '#f5d128' }, data: { content: 'Plan B text' } });
+    assert.deepEqual(body(shape!), { style: { fillColor: '#f5d128' }, data: { content: 'Plan B shape' } });
+    const read = async (type: string, id: string) => platform(sandbox, 'GET', `/v2/boards/${board}/${type}/${id}`);
+    assert.deepEqual([(await read('frames', frame)).style.fillColor, (await read('frames', frame)).data.title], ['#f5d128', 'Plan B']);
+    assert.deepEqual([(await read('cards', card)).style.cardTheme, (await read('cards', card)).data.title], ['#f5d128', 'Plan B card']);
+    assert.deepEqual([(await read('texts', text)).style.color, plain((await read('texts', text)).data.content)], ['#f5d128', 'Plan B text']);
+    // The audit line names the board and the items changed (IDs only).
+    const definition = findTool(server, TOOL)!;
+    assert.deepEqual(definition.auditTargets!({ ...args } as never, d), { board_id: board, updated_ids: d.updated });
+  });
+
   it('bad input is refused naming the parameter, nothing sent (too many matches: nothing written)', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Refusals' })).id as string;
     const sentBefore = sandbox.requests.length;
@@ -264,6 +290,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
       [{ filter: { type: 'shape' }, update: { color: 'red' } }, 'update.color', /#RRGGBB/],
       [{ filter: { text: 'x' }, update: { color: 'reddish' } }, 'update.color', /must be #RRGGBB/],
       [{ filter: { type: 'shape' }, update: { add_tags: ['x'] } }, 'update.add_tags', /does not apply to shape items/],
+      [{ filter: { type: 'frame' }, update: { color: '#112233' } }, 'update.color', /frames take one of #f5f6f8/],
       [{ filter: { type: 'sticky_note' }, update: { width: 10, height: 10 } }, 'update.height', /width or height, not both/],
       [{ filter: { type: 'text' }, update: { text: 'a', replace_text: { find: 'a', with: 'b' } } }, 'update.replace_text', /not both/],
       [{ filter: { type: 'frame' }, delete: true }, 'delete', /frames are not deleted/],
@@ -293,7 +320,10 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const mixed = await make(sandbox, board, [{ type: 'shape', text: 'S' }]);
     const wrongType = await callTool(server, TOOL, { board_id: board, filter: { item_ids: [mixed[0]!] }, update: { color: 'red' } });
     assert.match(JSON.stringify((wrongType.data as J).issues), /update.color.*shape items take a #RRGGBB colour/);
-    assert.deepEqual(writes(sandbox).filter((r) => !r.path.endsWith('/items/bulk')), []);
+    const frameId = (await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'F' }, position: { x: 0, y: 5000 }, geometry: { width: 400, height: 300 } })).id as string;
+    const wrongFrame = await callTool(server, TOOL, { board_id: board, filter: { item_ids: [frameId, mixed[0]!] }, update: { color: '#112233' } });
+    assert.match(JSON.stringify((wrongFrame.data as J).issues), /update.color.*frames take one of/);
+    assert.deepEqual(writes(sandbox).filter((r) => !r.path.endsWith('/items/bulk') && !r.path.endsWith('/frames')), []);
   });
 
   it('a failure part-way is reported per item: refused, may have happened, the rest done', async () => {

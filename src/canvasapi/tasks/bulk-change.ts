@@ -11,7 +11,7 @@ import { escapeHtml } from '../../core/html.js';
 import { idText, quotedText } from '../../core/tools/line-text.js';
 import { STICKY_COLORS } from '../task-vocabulary.js';
 import { COLOR_FIELD, OWN_PATH, TAGGABLE, type BoardTags, type BulkFilter, type Target } from './bulk-select.js';
-import { plainText } from './text.js';
+import { plainPieces, plainStart, plainText } from './text.js';
 
 type Json = Record<string, unknown>;
 
@@ -40,6 +40,8 @@ export interface ItemChange {
 const LINE_TEXT = 60;
 const HEX = /^#[0-9a-f]{6}$/i;
 const STICKY = new Set<string>(STICKY_COLORS);
+/** The frame fills the spec allows (UpdateFrameStyle's list). */
+const FRAME_COLORS = ['#f5f6f8', '#d5f692', '#d0e17a', '#93d275', '#67c6c0', '#23bfe7', '#a6ccf5', '#7b92ff', '#fff9b1', '#f5d128', '#ff9d48', '#f16c7f', '#ea94bb', '#ffcee0', '#b384bb', '#000000', '#ffffff'];
 /** Which types take each change; the refusal lists them. */
 const TAKES: Readonly<Record<string, ReadonlySet<string>>> = {
   color: new Set(Object.keys(COLOR_FIELD)),
@@ -58,7 +60,8 @@ export function colourText(colour: string | undefined): string {
 }
 
 export function itemHead(target: Target): string {
-  return `${idText(target.id)} ${idText(target.type)} ${quotedText(plainText(target.text), LINE_TEXT)}`;
+  // Only the start a line shows is made: a note may hold 380,000 characters.
+  return `${idText(target.id)} ${idText(target.type)} ${quotedText(plainStart((each) => plainPieces(target.text, each), LINE_TEXT), LINE_TEXT)}`;
 }
 
 /** Checks that need no read: the colour's form, and each change against filter.type when given. Nothing is sent when one fails. */
@@ -66,6 +69,7 @@ export function checkStatically(filter: BulkFilter, update: BulkUpdate | undefin
   const issues: InputIssue[] = [];
   const colourProblem = (value: string, type: string | undefined) => {
     if (type === 'sticky_note') return STICKY.has(value) ? undefined : `sticky notes take a colour name: ${STICKY_COLORS.join(', ')}`;
+    if (type === 'frame') return FRAME_COLORS.includes(value.toLowerCase()) ? undefined : `frames take one of ${FRAME_COLORS.join(', ')}`;
     if (type !== undefined) return HEX.test(value) ? undefined : `${type} items take a #RRGGBB colour`;
     return STICKY.has(value) || HEX.test(value) ? undefined : `must be #RRGGBB, or for sticky notes a name: ${STICKY_COLORS.join(', ')}`;
   };
@@ -101,6 +105,7 @@ function typeIssues(update: BulkUpdate, types: readonly string[]): InputIssue[] 
     if (distinct.includes('sticky_note') && !STICKY.has(update.color)) issues.push({ parameter: 'update.color', problem: `sticky notes take a colour name: ${STICKY_COLORS.join(', ')}; narrow with filter.type to recolour other items in #RRGGBB` });
     const hexTypes = distinct.filter((type) => type !== 'sticky_note' && type in COLOR_FIELD);
     if (hexTypes.length && !HEX.test(update.color)) issues.push({ parameter: 'update.color', problem: `${hexTypes.join(', ')} items take a #RRGGBB colour; narrow with filter.type to recolour sticky notes by name` });
+    else if (distinct.includes('frame') && !FRAME_COLORS.includes(update.color.toLowerCase())) issues.push({ parameter: 'update.color', problem: `frames take one of ${FRAME_COLORS.join(', ')}; narrow with filter.type to recolour other items` });
   }
   return issues;
 }
