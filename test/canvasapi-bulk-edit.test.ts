@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { CallBudget, WorkScope } from '../src/core/call-budget.js';
 import { countTokens } from '../src/core/tools/context-size.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
@@ -356,6 +357,31 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     // A new preview lists only what is left.
     const again = (await callTool(server, TOOL, args)).data as J;
     assert.deepEqual(again.changes.map((line: string) => line.split(' ')[0]), [refusedId]);
+  });
+
+  it('a budget that runs out part-way: the writes it refused are not sent, and are listed as not sent', async () => {
+    const { board, frame, yellow } = await ideasBoard('Out of budget');
+    const args = { board_id: board, filter: { frame_id: frame, color: 'yellow' }, update: { color: 'violet' } };
+    const p = (await callTool(server, TOOL, args)).data as J;
+    // The confirm's reads: one page of the frame's 45 notes and 45 colour reads; then room for 10 writes.
+    const budget = new CallBudget({ requests: 46 + 10 });
+    const scope = new WorkScope(new AbortController().signal, { budget });
+    sandbox.clearRequests();
+    try {
+      const { bulkEditItems } = await import('../src/canvasapi/tasks/bulk-edit.js');
+      const d = (await bulkEditItems({ ...args, confirm: p.confirm }, { signal: scope.signal, budget, deps: (server as J).deps, progress: () => undefined, logger: (server as J).logger })) as J;
+      assert.equal(writes(sandbox).length, 10, "the budget's ten writes, and no more");
+      assert.equal(d.updated.length, 10);
+      assert.equal(d.not_sent.length, 30);
+      assert.equal(d.failed.length, 0, 'a refusal by the budget is no failure');
+      assert.equal(d.summary, '10 of 40 items updated; 30 not sent.');
+      assert.deepEqual([...d.updated, ...d.not_sent].sort(), [...yellow].sort());
+      for (const id of d.updated) assert.equal((await platform(sandbox, 'GET', `/v2/boards/${board}/sticky_notes/${id}`)).style.fillColor, 'violet');
+      for (const id of d.not_sent) assert.equal((await platform(sandbox, 'GET', `/v2/boards/${board}/sticky_notes/${id}`)).style.fillColor, 'yellow');
+      assert.match(d.next_step, /Preview again with the same arguments/);
+    } finally {
+      scope.dispose();
+    }
   });
 
   it('every request sent matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {
