@@ -10,7 +10,7 @@ import { ToolError } from '../../core/errors.js';
 import { isRecord } from '../../core/json.js';
 import type { QueryValue } from '../../core/platform/upstream.js';
 import { walkPages, type PagePosition } from '../../core/tools/pager.js';
-import { BULK_LIMITS } from '../task-vocabulary.js';
+import { BULK_LIMITS, STICKY_COLORS } from '../task-vocabulary.js';
 import { piecesInclude, plainPieces } from './text.js';
 
 type Json = Record<string, unknown>;
@@ -186,7 +186,9 @@ export async function selectTargets(get: Get, signal: AbortSignal, filter: BulkF
     .filter((t) => lowered === undefined || piecesInclude((each) => plainPieces(t.text, each), lowered));
   targets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (filter.color !== undefined) {
-    targets = targets.filter((t) => t.type in OWN_PATH);
+    // A colour name is a sticky note's, a #RRGGBB anything else's: only those are read.
+    const named = (STICKY_COLORS as readonly string[]).includes(filter.color);
+    targets = targets.filter((t) => t.type in OWN_PATH && (t.type === 'sticky_note') === named);
     if (targets.length > BULK_LIMITS.styleReads) throw tooMany('filter.color', `${targets.length} items would each need a read of their colour (at most ${BULK_LIMITS.styleReads} a call)`);
   } else if (targets.length > BULK_LIMITS.maxItems) {
     throw tooMany('filter', `${targets.length} items match`);
