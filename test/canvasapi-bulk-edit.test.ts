@@ -66,6 +66,12 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
   after(async () => {
     await sandbox?.close();
   });
+  /** Every request sent before the log was last cleared: the spec check at the end sees them all. */
+  const earlier: RunningSandbox['requests'] = [];
+  const clearRequests = () => {
+    earlier.push(...sandbox.requests);
+    sandbox.clearRequests();
+  };
 
   /** A board with frame Ideas (40 yellow and 5 blue notes), 10 yellow notes and 2 shapes outside it. */
   async function ideasBoard(name: string) {
@@ -91,7 +97,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const { board, frame, yellow } = await ideasBoard('Recolour');
     const before = await records(sandbox, board);
     const args = { board_id: board, filter: { frame_id: frame, type: 'sticky_note', color: 'yellow' }, update: { color: 'green' } };
-    sandbox.clearRequests();
+    clearRequests();
     const preview = await callTool(server, TOOL, args);
     assert.equal(preview.isError, false, JSON.stringify(preview.data));
     assert.deepEqual(writes(sandbox), [], 'the preview sends no write');
@@ -102,7 +108,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     assert.deepEqual(p.changes, expectedLines);
     assert.match(p.confirm, /^[0-9a-z]+\.[0-9a-z]+\.[A-Za-z0-9_-]{22}$/);
 
-    sandbox.clearRequests();
+    clearRequests();
     const done = await callTool(server, TOOL, { ...args, confirm: p.confirm });
     assert.equal(done.isError, false, JSON.stringify(done.data));
     const d = done.data as J;
@@ -129,7 +135,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
       }
     }
     // The same confirm again finds the 40 modified: nothing is sent twice.
-    sandbox.clearRequests();
+    clearRequests();
     const again = await callTool(server, TOOL, { ...args, confirm: p.confirm });
     assert.equal(again.isError, true);
     assert.equal((again.data as J).kind, 'invalid_input');
@@ -144,7 +150,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     // Someone edits one of them (not its colour) after the preview.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await platform(sandbox, 'PATCH', `/v2/boards/${board}/sticky_notes/${yellow[7]}`, { data: { content: '<p>Edited</p>' } });
-    sandbox.clearRequests();
+    clearRequests();
     const refused = await callTool(server, TOOL, { ...args, confirm: p.confirm });
     assert.equal(refused.isError, true);
     const e = refused.data as J;
@@ -157,7 +163,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const p2 = (await callTool(server, TOOL, args)).data as J;
     await new Promise((resolve) => setTimeout(resolve, 5));
     const [extra] = await make(sandbox, board, [{ text: 'Late idea', color: 'yellow', parent: frame, x: 1900, y: 900 }]);
-    sandbox.clearRequests();
+    clearRequests();
     const refused2 = await callTool(server, TOOL, { ...args, confirm: p2.confirm });
     assert.equal(refused2.isError, true);
     assert.match((refused2.data as J).issues[0].problem, new RegExp(`new since the preview: ${extra}; the preview matched 40 items, now 41`));
@@ -170,7 +176,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const { board, frame } = await ideasBoard('Other arguments');
     const args = { board_id: board, filter: { frame_id: frame, color: 'yellow' }, update: { color: 'red' } };
     const p = (await callTool(server, TOOL, args)).data as J;
-    sandbox.clearRequests();
+    clearRequests();
     for (const other of [{ ...args, update: { color: 'blue' } }, { ...args, filter: { frame_id: frame, color: 'yellow', text: 'idea' } }, { ...args, update: { color: 'red', width: 300 } }]) {
       const refused = await callTool(server, TOOL, { ...other, confirm: p.confirm });
       assert.equal(refused.isError, true, JSON.stringify(other));
@@ -187,7 +193,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const tag = (await platform(sandbox, 'POST', `/v2/boards/${board}/tags`, { title: 'Obsolete' })).id as string;
     for (const id of notes.slice(0, 6)) await platform(sandbox, 'POST', `/v2/boards/${board}/items/${id}?tag_id=${tag}`);
     const args = { board_id: board, filter: { tag: 'obsolete' }, delete: true };
-    sandbox.clearRequests();
+    clearRequests();
     const p = (await callTool(server, TOOL, args)).data as J;
     assert.deepEqual(writes(sandbox), []);
     assert.equal(p.matched, 6);
@@ -200,7 +206,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     assert.equal((await boardItems(sandbox, board)).length, 9);
     // With that tag removed again the set is the previewed one: exactly those 6 are deleted.
     await platform(sandbox, 'DELETE', `/v2/boards/${board}/items/${notes[6]}?tag_id=${tag}`);
-    sandbox.clearRequests();
+    clearRequests();
     const done = (await callTool(server, TOOL, { ...args, confirm: p.confirm })).data as J;
     assert.equal(done.summary, '6 of 6 items deleted.');
     assert.deepEqual(done.deleted, [...notes.slice(0, 6)].sort());
@@ -213,13 +219,16 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const frame = (await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'F', format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 }, geometry: { width: 800, height: 600 } })).id as string;
     const [child, other] = await make(sandbox, board, [{ text: 'Child', parent: frame, x: 100, y: 100 }, { text: 'Other child', parent: frame, x: 300, y: 100 }]);
     const [loose, box1, box2] = await make(sandbox, board, [{ text: 'Loose', x: 2000, y: 0 }, { type: 'shape', text: 'Box 1', x: 2500, y: 0 }, { type: 'shape', text: 'Box 2', x: 2800, y: 0 }]);
+    // An image has no colour or text here: it moves by the generic position PATCH.
+    const image = (await platform(sandbox, 'POST', `/v2/boards/${board}/images`, { data: { url: 'https://images.example.com/diagram.png' }, position: { x: 4000, y: 0 } })).id as string;
     const before = await records(sandbox, board);
 
-    const move = { board_id: board, filter: { item_ids: [frame, child!, loose!] }, update: { move_by: { dx: 100, dy: -50 } } };
+    const move = { board_id: board, filter: { item_ids: [frame, child!, loose!, image] }, update: { move_by: { dx: 100, dy: -50 } } };
     const mp = (await callTool(server, TOOL, move)).data as J;
     assert.deepEqual(mp.unchanged, [child], 'the child moves with its frame');
     const md = (await callTool(server, TOOL, { ...move, confirm: mp.confirm })).data as J;
-    assert.deepEqual(md.updated, [frame, loose].sort());
+    assert.deepEqual(md.updated, [frame, loose, image].sort());
+    assert.deepEqual(sandbox.requests.find((r) => r.method === 'PATCH' && r.path.endsWith(`/items/${image}`))?.body, { position: { x: 4100, y: -50 } });
     const moved = await records(sandbox, board);
     assert.deepEqual([moved.get(frame).position.x, moved.get(frame).position.y], [100, -50]);
     assert.deepEqual([moved.get(loose!).position.x, moved.get(loose!).position.y], [2100, -50]);
@@ -263,7 +272,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     const args = { board_id: board, filter: { text: 'plan a' }, update: { color: '#f5d128', replace_text: { find: 'Plan A', with: 'Plan B' } } };
     const p = (await callTool(server, TOOL, args)).data as J;
     assert.equal(p.matched, 4);
-    sandbox.clearRequests();
+    clearRequests();
     const d = (await callTool(server, TOOL, { ...args, confirm: p.confirm })).data as J;
     assert.deepEqual(d.updated, [frame, card, text, shape].sort());
     const body = (id: string) => sandbox.requests.find((r) => r.method === 'PATCH' && r.path.endsWith(`/${id}`))?.body;
@@ -311,7 +320,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     assert.equal(sandbox.requests.length, sentBefore, 'nothing was sent');
 
     await make(sandbox, board, Array.from({ length: 101 }, (_, i) => ({ text: `N${i}`, color: 'yellow' })));
-    sandbox.clearRequests();
+    clearRequests();
     const tooMany = await callTool(server, TOOL, { board_id: board, filter: { type: 'sticky_note' }, update: { color: 'red' } });
     assert.equal(tooMany.isError, true);
     assert.match(JSON.stringify((tooMany.data as J).issues), /101 items match; at most 100/);
@@ -366,7 +375,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     // The confirm's reads: one page of the frame's 45 notes and 45 colour reads; then room for 10 writes.
     const budget = new CallBudget({ requests: 46 + 10 });
     const scope = new WorkScope(new AbortController().signal, { budget });
-    sandbox.clearRequests();
+    clearRequests();
     try {
       const { bulkEditItems } = await import('../src/canvasapi/tasks/bulk-edit.js');
       const d = (await bulkEditItems({ ...args, confirm: p.confirm }, { signal: scope.signal, budget, deps: (server as J).deps, progress: () => undefined, logger: (server as J).logger })) as J;
@@ -387,7 +396,7 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
   it('every request sent matches the official OpenAPI document', { skip: skipUnlessReference(MIRO_SPEC) }, () => {
     const { main, alt } = loadMiroValidators(loadReferenceJson(MIRO_SPEC));
     const problems: string[] = [];
-    const requests = sandbox.requests.filter((r) => r.platform === 'canvasapi');
+    const requests = [...earlier, ...sandbox.requests].filter((r) => r.platform === 'canvasapi');
     for (const req of requests) {
       const keys = new Set(req.query.map(([key]) => key));
       const variant = keys.has('tag_id') ? 'by-tag' : keys.has('parent_item_id') ? 'in-frame' : undefined;
@@ -400,6 +409,10 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
       for (const e of validator.validateRequest({ method: req.method, path: at, query: req.query, headers: req.headers, body: req.body })) problems.push(`${req.method} ${req.path}: ${e}`);
     }
     assert.deepEqual(problems, []);
+    const sent = new Set(requests.map((r) => `${r.method} ${r.path.replace(/\/[0-9]+(?=\/|$)/g, '/{id}').replace(/boards\/[^/]+/, 'boards/{board}')}${r.query.some(([key]) => key === 'tag_id') ? '?tag_id' : ''}`));
+    for (const kind of ['PATCH /v2/boards/{board}/sticky_notes/{id}', 'PATCH /v2/boards/{board}/shapes/{id}', 'PATCH /v2/boards/{board}/frames/{id}', 'PATCH /v2/boards/{board}/cards/{id}', 'PATCH /v2/boards/{board}/texts/{id}', 'PATCH /v2/boards/{board}/items/{id}', 'POST /v2/boards/{board}/items/{id}?tag_id', 'DELETE /v2/boards/{board}/items/{id}?tag_id', 'DELETE /v2/boards/{board}/items/{id}', 'GET /v2/boards/{board}/items?tag_id', 'GET /v2/boards/{board}/items/{id}/tags', 'GET /v2/boards/{board}/tags']) {
+      assert.ok(sent.has(kind), `a request ${kind} was checked (${[...sent].join(', ')})`);
+    }
   });
 });
 
