@@ -214,6 +214,27 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
     assert.deepEqual(new Set((await boardItems(sandbox, board)).map((i) => i.id)), new Set(notes.slice(6)));
   });
 
+  it('an item deleted by someone else between the confirm\'s reads and its delete is reported as already gone', async () => {
+    const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Already gone' })).id as string;
+    const notes = await make(sandbox, board, Array.from({ length: 3 }, (_, i) => ({ text: `Gone ${i + 1}` })));
+    const target = notes[1]!;
+    // Someone deletes it just before the tool's DELETE arrives: the platform answers 404.
+    const racing = (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (init?.method === 'DELETE' && url.endsWith(`/items/${target}`)) await platform(sandbox, 'DELETE', `/v2/boards/${board}/items/${target}`);
+      return fetch(input, init);
+    }) as typeof fetch;
+    const racingServer = canvasApiServerFor(sandbox.canvasapi, { fetch: racing });
+    const args = { board_id: board, filter: { text: 'gone' }, delete: true };
+    const p = (await callTool(racingServer, TOOL, args)).data as J;
+    const d = (await callTool(racingServer, TOOL, { ...args, confirm: p.confirm })).data as J;
+    assert.equal(d.summary, '2 of 3 items deleted; 1 already gone.');
+    assert.deepEqual(d.already_gone, [target]);
+    assert.deepEqual(d.deleted, notes.filter((id) => id !== target).sort());
+    assert.equal(d.failed, undefined);
+    assert.deepEqual(await boardItems(sandbox, board), []);
+  });
+
   it('moves (a frame and its child moved once), resizes, retags and changes text', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Edits' })).id as string;
     const frame = (await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'F', format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 }, geometry: { width: 800, height: 600 } })).id as string;
