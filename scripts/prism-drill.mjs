@@ -100,6 +100,8 @@ const GIVEN_ARGS = {
   'CanvasApi.CreateDiagram': [{ mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' }],
   'CanvasApi.ViewBoard': { item_ids: ['3074457345618265000', '3074457345618265001'] },
   'CanvasApi.CreateBoardLayout': [{ layout: 'kanban', sections: [{ title: 'To do', items: ['a', 'b'] }, { title: 'Done', items: ['c'] }] }],
+  // Previews only (a confirm needs the preview's token): a recolour by type, a delete by ID.
+  'CanvasApi.BulkEditItems': [{ filter: { type: 'sticky_note' }, update: { color: 'green' } }, { filter: { item_ids: ['3074457345618265000'] }, delete: true }],
 };
 
 /** A value a schema accepts, as plainly as possible (required properties only). */

@@ -152,10 +152,13 @@ interface Case {
   server: (texts: Texts) => AnyToolServer;
   /** At most this many random runs: for a case that draws a picture each time (its text holds no platform text). */
   maxRuns?: number;
+  /** Arguments that need a call first on the same server (BulkEditItems' confirm: its preview's token). */
+  argsFor?: (server: AnyToolServer) => Promise<Json>;
 }
 
 async function answerOf(c: Case, texts: Texts): Promise<Json> {
-  const outcome = await callTool(c.server(texts), c.tool, c.args);
+  const server = c.server(texts);
+  const outcome = await callTool(server, c.tool, c.argsFor ? await c.argsFor(server) : c.args);
   assert.equal(outcome.isError, false, `${c.name}: ${JSON.stringify(outcome.data)}`);
   return outcome.data;
 }
@@ -390,6 +393,8 @@ function canvasCase(name: string, tool: string, args: Json): Case {
         }
         if (method === 'POST' && path === '/board/frames') return jsonResponse(201, { id: '3458764000000000200', type: 'frame' });
         if (method === 'POST' && path === '/board/connectors') return jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
+        // BulkEditItems: the note's own record (its colour is platform text too); its PATCH refused with platform text.
+        if (path === `/board/sticky_notes/${NOTE_ID}`) return method === 'PATCH' ? jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' }) : jsonResponse(200, { ...records.note, style: { fillColor: texts('note.color') } });
         if (path === '/board') return jsonResponse(200, records.board);
         if (path === '/board/items') {
           const type = url.searchParams.get('type');
@@ -451,6 +456,7 @@ function outlineCase(name: string): Case {
     },
   };
 }
+const BULK_EDIT = { board_id: BOARD, filter: { frame_id: FRAME_ID, type: 'sticky_note' }, update: { color: 'green', text: 'New text', move_by: { dx: 10, dy: 0 }, width: 300 } };
 
 const CANVAS_CASES: Case[] = [
   outlineCase('the board as an outline: frames, clusters, flows with a cycle, overlaps, items outside frames, what is ambiguous'),
@@ -468,6 +474,12 @@ const CANVAS_CASES: Case[] = [
   canvasCase('a layout placed without an origin, its transaction refused', 'CanvasApi.CreateBoardLayout', { board_id: BOARD, layout: 'brainstorm', sections: [{ title: 'Ideas', items: ['One'] }] }),
   // Its text holds no platform text (area, scale, item IDs): the picture is apart, an image block.
   { ...canvasCase('the whole board as a picture, numbered', 'CanvasApi.ViewBoard', { board_id: BOARD, number_items: true, max_side: 256 }), maxRuns: 5 },
+  // BulkEditItems' preview: a line per item (its text, its colour, its frame); then its confirm, the PATCH refused (failed[].error).
+  canvasCase('a bulk edit previewed', 'CanvasApi.BulkEditItems', BULK_EDIT),
+  {
+    ...canvasCase('a bulk edit confirmed, its PATCH refused', 'CanvasApi.BulkEditItems', BULK_EDIT),
+    argsFor: async (server) => ({ ...BULK_EDIT, confirm: (await callTool(server, 'CanvasApi.BulkEditItems', BULK_EDIT)).data.confirm }),
+  },
 ];
 
 // ----- the tests
@@ -524,7 +536,7 @@ describe('random platform text never changes the shape of a line', () => {
     assertEveryFormatMet(INCIDENT_LINES, INCIDENT_TEXTS, seen);
   });
 
-  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard, CreateBoardLayout', async () => {
+  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard, CreateBoardLayout, BulkEditItems', async () => {
     const seen = await checkCases(CANVAS_CASES, registryFrom(CANVAS_LINES, CANVAS_TEXTS, []), RUNS);
     assertEveryFormatMet(CANVAS_LINES, CANVAS_TEXTS, seen);
   });

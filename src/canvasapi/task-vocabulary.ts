@@ -200,3 +200,36 @@ export function createBoardLayoutBudget(args: { layout?: string; sections?: read
   const requests = frames + Math.ceil((sections + releases + items) / DIAGRAM_BULK_SIZE) + placing;
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
 }
+
+/**
+ * CanvasApi.BulkEditItems (tasks/bulk-edit.ts): `maxItems` changed or deleted in one call (more
+ * matches are refused before anything is written, with their count); `scanPages` pages of 50 of
+ * the list the filter starts from (1,000 items); `styleReads` GETs of the items' own records when
+ * colour matters (the items list has no style); the board's tags, `tagPages` pages of 50.
+ */
+export const BULK_LIMITS = { maxItems: 100, scanPages: 20, styleReads: 200, tagPages: 4, tagsPerChange: 8, textChars: 6_000, findChars: 200 } as const;
+
+interface BulkEditBudgetArgs {
+  filter?: { item_ids?: readonly string[] | undefined; tag?: string | undefined; color?: string | undefined } | undefined;
+  update?: { color?: string | undefined; add_tags?: readonly string[] | undefined; remove_tags?: readonly string[] | undefined } | undefined;
+  delete?: boolean | undefined;
+  confirm?: string | undefined;
+}
+
+/**
+ * BulkEditItems' budget: its reads (the tags, the filter's list or the named items, the items'
+ * own records when colour matters, their tags when tags change) and, only with `confirm`, its
+ * writes (a PATCH or DELETE per item, a request per tag attached or removed): a preview can write nothing.
+ */
+export function bulkEditBudget(args: BulkEditBudgetArgs): { requests: number; wallMs: number } {
+  const limits = BULK_LIMITS;
+  const tagChanges = (args.update?.add_tags?.length ?? 0) + (args.update?.remove_tags?.length ?? 0);
+  const reads =
+    (args.filter?.tag !== undefined || tagChanges > 0 ? limits.tagPages : 0) +
+    (args.filter?.item_ids && args.filter.tag === undefined ? args.filter.item_ids.length : limits.scanPages) +
+    (args.filter?.color !== undefined || args.update?.color !== undefined ? limits.styleReads : 0) +
+    (tagChanges > 0 ? limits.maxItems : 0);
+  const writes = args.confirm === undefined ? 0 : limits.maxItems * (args.delete ? 1 : 1 + tagChanges);
+  const requests = reads + writes;
+  return { requests, wallMs: Math.min(115_000, 45_000 + 50 * requests) };
+}

@@ -33,9 +33,16 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
   },
   // Area, scale and item IDs only: the board's text is in the picture.
   'CanvasApi.ViewBoard': {},
+  // The preview's line per item; colours are the platform's too (bare when they look like one, else quoted).
+  'CanvasApi.BulkEditItems': {
+    'changes[]': 'ID type "text": color a -> b; text "old" -> "new"; at x,y -> x,y [(in frame ID)]; width a -> b; height a -> b; tags +"title" -"title" | ID type "text": delete',
+    'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+  },
 };
 
 /** Fields that hold one platform text alone: flattened to one line, not quoted. */
 export const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'CanvasApi.ReadBoard': ['board.name', 'board.description'],
+  // Not a text but a digest of the items' state (text included): it changes with platform text and holds none of it (letters, digits, `.-_`).
+  'CanvasApi.BulkEditItems': ['confirm'],
 };
