@@ -26,6 +26,7 @@ import type { BoardGet } from './board-tags.js';
 import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
+import { drawOtherKind } from './mermaid-kinds.js';
 
 type Json = Record<string, unknown>;
 
@@ -105,6 +106,9 @@ interface Anchoring {
 }
 
 export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  // Mermaid kinds other than flowcharts have readers and drawings of their own (mermaid-kinds.ts).
+  const otherKind = await drawOtherKind(args, context);
+  if (otherKind) return otherKind;
   const plan = planOf(args);
   const { get } = requesters(args.board_id, context);
   // Bare item IDs first: they decide which edges shape the layout.
@@ -114,7 +118,7 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
 }
 
 /** The board's create and read requests, through the client (creates are never sent twice). */
-function requesters(boardId: string, context: ToolContext<CanvasApiDeps>): { create: Create; get: BoardGet } {
+export function requesters(boardId: string, context: ToolContext<CanvasApiDeps>): { create: Create; get: BoardGet } {
   const { client } = context.deps;
   const label = `the board "${boardId}"`;
   return {
@@ -278,10 +282,13 @@ function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>):
     ...(edge.arrows === 'none' ? { endStrokeCap: 'none' } : {}),
     ...(edge.arrows === 'both' ? { startStrokeCap: 'stealth' } : {}),
   };
+  // A drawing that decides its connectors' ends (a sequence diagram's messages) gives them whole.
+  const { draw } = edge;
+  if (draw?.style) Object.assign(style, draw.style);
   return {
-    startItem: { id: itemId(edge.from), snapTo: snaps[0] },
-    endItem: { id: itemId(edge.to), snapTo: snaps[1] },
-    shape: plan.layout === 'grid' ? 'curved' : 'elbowed',
+    startItem: { id: itemId(edge.from), ...(draw ? draw.start : { snapTo: snaps[0] }) },
+    endItem: { id: itemId(edge.to), ...(draw ? draw.end : { snapTo: snaps[1] }) },
+    shape: draw?.shape ?? (plan.layout === 'grid' ? 'curved' : 'elbowed'),
     ...(edge.label ? { captions: [{ content: escapeHtml(edge.label) }] } : {}),
     ...(Object.keys(style).length ? { style } : {}),
   };
@@ -309,7 +316,7 @@ async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal
           outOfTime = true;
           drawn.notSentEdges.push(index);
         } else {
-          drawn.failed.push({ edge: `edges[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
+          drawn.failed.push({ edge: `${plan.edgeNoun ?? 'edges'}[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
         }
       }
     }
@@ -320,7 +327,7 @@ async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal
 }
 
 /** The call's budget refused the request: it was never sent. */
-function outOfBudget(error: unknown): boolean {
+export function outOfBudget(error: unknown): boolean {
   return error instanceof ToolError && error.details.kind === 'budget_exceeded';
 }
 
@@ -382,7 +389,7 @@ function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring:
     if (notSentNodes.length || notSentEdges.length) {
       result.not_sent = {
         ...(notSentNodes.length ? { nodes: notSentNodes } : {}),
-        ...(notSentEdges.length ? { edges: notSentEdges.map((index) => `edges[${index}]`) } : {}),
+        ...(notSentEdges.length ? { edges: notSentEdges.map((index) => `${plan.edgeNoun ?? 'edges'}[${index}]`) } : {}),
         retry_safe: true,
       };
     }
@@ -392,7 +399,7 @@ function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring:
 }
 
 /** What a failure means for what exists: a refusal created nothing; anything else may have. */
-function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
+export function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
   const toolError = error instanceof ToolError ? error : undefined;
   const status = toolError?.details.status;
   const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited', 'budget_exceeded'].includes(toolError.details.kind));
@@ -402,7 +409,7 @@ function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'er
   return refused ? { outcome: 'not_created', retry_safe: true, error: message } : { outcome: 'may_exist', retry_safe: false, error: message };
 }
 
-function idOf(record: unknown): string {
+export function idOf(record: unknown): string {
   if (isRecord(record) && (typeof record.id === 'string' || typeof record.id === 'number')) return String(record.id);
   throw new ToolError({ kind: 'upstream_error', message: 'The platform answered a create without the new item\'s ID.' });
 }
@@ -412,10 +419,11 @@ function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent
   if (p.node.shape === 'sticky_note') {
     return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position: where.position, geometry: { width: p.width }, ...parent };
   }
+  const style = { ...(p.node.color ? { fillColor: p.node.color } : {}), ...p.node.style };
   return {
     type: 'shape',
     data: { content: escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },
-    ...(p.node.color ? { style: { fillColor: p.node.color } } : {}),
+    ...(Object.keys(style).length ? { style } : {}),
     position: where.position,
     geometry: { width: p.width, height: p.height },
     ...parent,

@@ -32,6 +32,8 @@ export interface PlanNode {
   color?: string;
   /** The frame it is drawn in, by index in `frames`. */
   frame?: number;
+  /** More of the shape's style (a sequence diagram's lifelines and blocks), as the platform takes it. */
+  style?: Record<string, string>;
 }
 
 export interface PlanEdge {
@@ -41,6 +43,8 @@ export interface PlanEdge {
   label?: string;
   stroke?: 'normal' | 'dotted' | 'thick';
   arrows?: 'end' | 'none' | 'both';
+  /** The connector's ends, path and style, when the drawing decides them (a sequence diagram's messages). */
+  draw?: { start: Record<string, unknown>; end: Record<string, unknown>; shape: 'straight' | 'elbowed' | 'curved'; style?: Record<string, string> };
 }
 
 export interface Plan {
@@ -62,6 +66,8 @@ export interface Plan {
   notes: string[];
   /** Which form the diagram came in: problems with the whole of it name that parameter. */
   source: 'mermaid' | 'nodes';
+  /** What the report calls the edges (`messages[3]`); `edges` without it. */
+  edgeNoun?: string;
 }
 
 const LAYOUTS = { 'flow-down': 'TB', 'flow-right': 'LR', grid: 'grid' } as const;
