@@ -41,7 +41,7 @@ const readBoardInput = () =>
 const createDiagramInput = () =>
   z.strictObject({
     board_id: boardId(),
-    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart text instead of nodes/edges'),
+    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart, sequence or mindmap text instead of nodes/edges'),
     nodes: genericCap(
       z
         .array(
@@ -127,7 +127,7 @@ const readBoard = taskTool(readBoardInput, {
 const createDiagram = taskTool(createDiagramInput, {
   name: 'CanvasApi.CreateDiagram',
   title: 'Draw a diagram',
-  description: 'Draws a Mermaid flowchart or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
+  description: 'Draws a Mermaid flowchart, sequence diagram or mind map, or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
   view: 'board',
