@@ -26,7 +26,6 @@ import type { BoardGet } from './board-tags.js';
 import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
-import { drawOtherKind } from './mermaid-kinds.js';
 
 type Json = Record<string, unknown>;
 
@@ -106,9 +105,6 @@ interface Anchoring {
 }
 
 export async function createDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
-  // Mermaid kinds other than flowcharts have readers and drawings of their own (mermaid-kinds.ts).
-  const otherKind = await drawOtherKind(args, context);
-  if (otherKind) return otherKind;
   const plan = planOf(args);
   const { get } = requesters(args.board_id, context);
   // Bare item IDs first: they decide which edges shape the layout.

@@ -132,7 +132,7 @@ const createDiagram = taskTool(createDiagramInput, {
   budget: createDiagramBudget,
   view: 'board',
   auditTargets: (args, answer) => ({ board_id: args.board_id, ...diagramItems(answer) }),
-  handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
+  handler: async (args, context) => (await import('./mermaid-kinds.js')).createAnyDiagram(args, context),
 });
 
 /** What a diagram's answer says it created, for its audit line: its frames, then its items and connectors. */
