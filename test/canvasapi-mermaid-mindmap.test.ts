@@ -21,6 +21,7 @@ import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './sup
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
+import { createDiagramBudget, MERMAID_CHARS } from '../src/canvasapi/task-vocabulary.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -296,5 +297,51 @@ describe('a mind map against the contract tools: calls and tokens', () => {
     const row = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8').split('\n').find((line) => line.startsWith('| Mermaid\'s 15-node example mind map |'));
     assert.ok(row, 'docs/tasks.md has the row');
     assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateDiagram \`mermaid\` \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+  });
+});
+
+describe('a mind map within the bounds', () => {
+  let sandbox: RunningSandbox;
+  let server: AnyToolServer;
+  before(async () => {
+    sandbox = await startTestSandbox();
+    server = canvasApiServerFor(sandbox.canvasapi);
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  it('the largest allowed (200 nodes, 5 levels deep) is drawn within the call\'s request budget', async () => {
+    const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Largest mind map' })).id as string;
+    const lines = ['mindmap', '  root'];
+    for (let i = 1; lines.length - 1 < 200; i++) lines.push(`${'  '.repeat(2 + (i % 5))}node ${i}`);
+    const mermaid = lines.join('\n');
+    sandbox.clearRequests();
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
+    assert.equal(result.isError, false, JSON.stringify(result.data).slice(0, 300));
+    assert.equal((result.data as J).summary, '200 of 200 mind-map nodes created.');
+    const sent = sandbox.requests.filter((r) => r.platform === 'canvasapi');
+    assert.equal(sent.filter((r) => r.path.endsWith('/mindmap_nodes')).length, 200);
+    assert.ok(sent.length <= createDiagramBudget({ mermaid }).requests, `${sent.length} requests within ${createDiagramBudget({ mermaid }).requests}`);
+    // Each node under the one the indentation names.
+    const nodes = await mindmapNodes(sandbox, board);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const parsed = parseMindmap(mermaid).nodes;
+    for (const node of parsed) {
+      const drawn = byId.get((result.data as J).node_items[node.key]);
+      assert.equal(drawn.parent?.id, node.parent === undefined ? undefined : (result.data as J).node_items[parsed[node.parent]!.key]);
+    }
+  });
+
+  it('reads the longest texts in linear time: an unclosed markdown string over many lines, long indentation', () => {
+    for (const body of [`  root["\`${'x\n'.repeat((MERMAID_CHARS - 100) / 2)}`, `  root\n${' '.repeat(MERMAID_CHARS - 100)}x`, `  root\n    a(${'('.repeat(MERMAID_CHARS - 100)}`]) {
+      const started = performance.now();
+      try {
+        parseMindmap(`mindmap\n${body}`);
+      } catch (error) {
+        if (!(error instanceof MermaidError)) throw error;
+      }
+      assert.ok(performance.now() - started < 1_000, `${body.slice(0, 10)}: ${performance.now() - started} ms`);
+    }
   });
 });

@@ -17,10 +17,12 @@ import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/reg
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseSequence } from '../src/canvasapi/tasks/mermaid-sequence.js';
+import { toPictureConnectors } from '../src/canvasapi/tasks/board-picture.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
+import { createDiagramBudget, MERMAID_CHARS } from '../src/canvasapi/task-vocabulary.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -348,5 +350,64 @@ describe('a sequence diagram against the contract tools: calls and tokens', () =
     const row = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8').split('\n').find((line) => line.startsWith('| A sequence of 3 participants, 6 messages and a note |'));
     assert.ok(row, 'docs/tasks.md has the row');
     assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateDiagram \`mermaid\` \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+  });
+});
+
+describe('a sequence diagram within the bounds', () => {
+  let sandbox: RunningSandbox;
+  let server: AnyToolServer;
+  before(async () => {
+    sandbox = await startTestSandbox();
+    server = canvasApiServerFor(sandbox.canvasapi);
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  it('the largest allowed (200 shapes, 400 messages) is drawn within the call\'s request budget', async () => {
+    const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Largest sequence' })).id as string;
+    const lines = ['sequenceDiagram', ...Array.from({ length: 50 }, (_, i) => `  participant P${i}`)];
+    for (let k = 0; k < 400; k++) {
+      lines.push(`  P${k % 49}->>P${(k % 49) + 1}: m${k}`);
+      if (k % 4 === 0) lines.push(`  Note over P${k % 50}: n${k}`);
+    }
+    const mermaid = lines.join('\n');
+    assert.ok(mermaid.length <= MERMAID_CHARS);
+    sandbox.clearRequests();
+    const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
+    assert.equal(result.isError, false, JSON.stringify(result.data).slice(0, 300));
+    assert.equal((result.data as J).summary, '200 of 200 shapes (participants, lifelines, notes, blocks) and 400 of 400 messages created.');
+    const sent = sandbox.requests.filter((r) => r.platform === 'canvasapi');
+    // 10 bulk transactions, 400 connectors, the reads that place it.
+    assert.equal(sent.filter((r) => r.path.endsWith('/items/bulk')).length, 10);
+    assert.equal(sent.filter((r) => r.path.endsWith('/connectors')).length, 400);
+    assert.ok(sent.length <= createDiagramBudget({ mermaid }).requests, `${sent.length} requests within ${createDiagramBudget({ mermaid }).requests}`);
+  });
+
+  it('reads the longest texts in linear time: pathological spacing, dashes and <br> runs', () => {
+    for (const body of [' '.repeat(MERMAID_CHARS - 100), '-'.repeat(MERMAID_CHARS - 100), `A->>B: ${' <br'.repeat((MERMAID_CHARS - 100) / 4)}`, `A->>B: ${'#1'.repeat((MERMAID_CHARS - 100) / 2)}`]) {
+      const started = performance.now();
+      try {
+        parseSequence(`sequenceDiagram\n${body}`);
+      } catch (error) {
+        if (!(error instanceof MermaidError)) throw error;
+      }
+      assert.ok(performance.now() - started < 1_000, `${body.slice(0, 10)}: ${performance.now() - started} ms`);
+    }
+  });
+});
+
+describe('the board view of a sequence diagram', () => {
+  it('draws a message where its ends are attached on the lifelines, not at their middles', () => {
+    const lifeline = (id: string, x: number) => ({ id, type: 'shape', x, y: 500, width: 8, height: 800, text: '' });
+    const items = [lifeline('a', 0), lifeline('b', 300)];
+    const at = { x: '50%', y: '12.50%' };
+    const [message, centred] = toPictureConnectors([
+      { id: 'm', startItem: { id: 'a', position: at }, endItem: { id: 'b', position: at }, shape: 'straight', style: {} },
+      { id: 'c', startItem: { id: 'a', position: { x: '50%', y: '50%' } }, endItem: { id: 'b', position: { x: '50%', y: '50%' } }, shape: 'straight', style: {} },
+    ], items);
+    assert.deepEqual([message!.start.x, message!.start.y, message!.end.x, message!.end.y], [0, 200, 300, 200]);
+    // The centre is how the platform reports an automatic end: drawn from the facing side.
+    assert.deepEqual([centred!.start.x, centred!.start.side], [4, 'right']);
   });
 });

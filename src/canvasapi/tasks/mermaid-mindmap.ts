@@ -84,8 +84,16 @@ export function parseMindmap(source: string): MindmapDiagram {
       let statement = text;
       const opened = statement.indexOf('"`');
       if (opened >= 0 && statement.indexOf('`"', opened + 2) < 0) {
-        while (index + 1 < lines.length && statement.indexOf('`"', opened + 2) < 0) statement += `\n${lines[++index]!.trim()}`;
-        if (statement.indexOf('`"', opened + 2) < 0) throw new LineProblem('the markdown string ("` ... `") has no closing `"');
+        // Each added line is searched once: linear however many lines the string runs over.
+        const parts = [statement];
+        let closed = false;
+        while (!closed && index + 1 < lines.length) {
+          const next = lines[++index]!.trim();
+          parts.push(next);
+          closed = next.includes('`"');
+        }
+        if (!closed) throw new LineProblem('the markdown string ("` ... `") has no closing `"');
+        statement = parts.join('\n');
       }
       const indent = raw.length - raw.trimStart().length;
       const node = readNode(statement);

@@ -330,8 +330,12 @@ class SequenceReader {
 
 /** A label as drawn: `<br>` as a line break, `#59;` and the like as their character. */
 export function textOf(text: string): string {
+  // Each pattern starts at a fixed character ("<", "#"): linear on any text.
   return text
-    .replace(/[ \t]*<br[ \t]*\/?>[ \t]*/gi, "\n")
+    .replace(/<br[ \t]*\/?>/gi, '\n')
+    .split('\n')
+    .map((part) => part.trim())
+    .join('\n')
     .replace(/#(\d{1,7});/g, (whole, code: string) => (Number(code) <= 0x10ffff ? String.fromCodePoint(Number(code)) : whole));
 }
 
