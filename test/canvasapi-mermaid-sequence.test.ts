@@ -18,7 +18,7 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseSequence } from '../src/canvasapi/tasks/mermaid-sequence.js';
 import { toPictureConnectors } from '../src/canvasapi/tasks/board-picture.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -410,4 +410,40 @@ describe('the board view of a sequence diagram', () => {
     // The centre is how the platform reports an automatic end: drawn from the facing side.
     assert.deepEqual([centred!.start.x, centred!.start.side], [4, 'right']);
   });
+});
+
+describe('a sequence diagram when the second transaction fails', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startTestSandbox();
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  for (const mode of ['refused', 'lost-answer'] as const) {
+    it(`${mode}: the shapes of the first transaction and the messages between them exist; the rest is named, messages by index, never sent twice`, async () => {
+      const board = (await platform(sandbox, 'POST', '/v2/boards', { name: `Sequence faults ${mode}` })).id as string;
+      // 10 loop sections, then 12 lifelines: the first transaction holds the sections and lifelines P0 to P9.
+      const lines = ['sequenceDiagram', ...Array.from({ length: 12 }, (_, i) => `  participant P${i}`)];
+      for (let k = 0; k < 10; k++) lines.push(`  loop round ${k}`, `    P${k}->>P${k + 1}: m${k}`, '  end');
+      lines.push('  P10->>P11: last', '  P0->>P9: back');
+      const result = await callTool(canvasApiWithSecondBulkFailing(sandbox, mode), 'CanvasApi.CreateDiagram', { board_id: board, mermaid: lines.join('\n'), origin_x: 0, origin_y: 0 });
+      assert.equal(result.isError, false, JSON.stringify(result.data));
+      const data = result.data as J;
+      const sections = Array.from({ length: 10 }, (_, k) => `line ${14 + 3 * k}`);
+      const lifelines = Array.from({ length: 12 }, (_, i) => `lifelines.P${i}`);
+      assert.deepEqual(Object.keys(data.node_items), [...sections, ...lifelines.slice(0, 10)]);
+      assert.deepEqual(data.failed[0].nodes, [...lifelines.slice(10), ...Array.from({ length: 12 }, (_, i) => `participants.P${i}`)]);
+      assert.equal(data.failed[0].outcome, mode === 'refused' ? 'not_created' : 'may_exist');
+      // Messages 9 (P9->P10) and 10 (P10->P11) need a lifeline that is not known to exist: not sent.
+      assert.deepEqual(data.not_sent, { edges: ['messages[9]', 'messages[10]'], retry_safe: true });
+      assert.deepEqual(data.connector_items.map((id: string | null) => id !== null), [true, true, true, true, true, true, true, true, true, false, false, true]);
+      assert.match(data.next_step, /never (draw )?this whole diagram again/i);
+      const bulks = sandbox.requests.filter((r) => r.method === 'POST' && r.path === `/v2/boards/${encodeURIComponent(board)}/items/bulk`);
+      assert.equal(bulks.length, mode === 'refused' ? 1 : 2, 'the failed transaction was not sent again');
+      const items = await boardItems(sandbox, board);
+      assert.equal(items.length, mode === 'refused' ? 20 : 34);
+    });
+  }
 });
