@@ -80,7 +80,8 @@ describe('the sequenceDiagram reader', () => {
     const notes = d.events.filter((e) => e.kind === 'note') as J[];
     assert.deepEqual(notes.map((n) => [n.side, n.actors, n.text]), [['right', ['John'], 'Rational thoughts\nprevail!'], ['over', ['Alice', 'John'], 'A typical interaction']]);
     assert.deepEqual(d.blocks.map((b) => b.sections.map((s) => `${s.label} @${s.line}`)), [['loop: HealthCheck @6'], ['alt: is sick @13', 'else: is well @15']]);
-    assert.deepEqual(d.ignored, ['lines 14, 19, 21: activations (activate, deactivate, +/- on a message) are not drawn']);
+    assert.deepEqual(d.events.filter((e) => e.kind === 'activate' || e.kind === 'deactivate'), [{ kind: 'activate', who: 'John', line: 14 }, { kind: 'activate', who: 'John', line: 19 }, { kind: 'deactivate', who: 'John', line: 21 }]);
+    assert.deepEqual(d.ignored, []);
   });
 
   it('reads every arrow of the documented table', () => {
@@ -144,6 +145,7 @@ describe('the sequenceDiagram reader', () => {
     assert.deepEqual(refusal('sequenceDiagram\n  A->>: x'), ['line 2: the message names no participant after its arrow']);
     assert.deepEqual(refusal('sequenceDiagram\n  rect blue\n  end'), ['line 2: rect takes a colour: rect rgb(200, 150, 255) or rect rgba(0, 0, 255, .1)', 'line 3: "end" closes no block or box']);
     assert.deepEqual(refusal('sequenceDiagram\n  participant A@{ "type": "database" }'), ['line 2: the participant "@{ ... }" form is not drawn; write "participant A" (with "as" and a label if you like)']);
+    assert.deepEqual(refusal('sequenceDiagram\n  A->>B: hi\n  B-->>-A: back'), ['line 3: B is not active: nothing to deactivate']);
     assert.deepEqual(refusal('sequenceDiagram\n  autonumber x'), ['line 2: autonumber takes at most a start and a step, whole numbers: "autonumber", "autonumber 10 5" or "autonumber off"']);
     assert.equal(refusal(`sequenceDiagram\n${'x\n'.repeat(30)}`).length, 10);
     assert.equal(refusal(`sequenceDiagram\n${'A->>B: x\n'.repeat(401)}`)[0], 'line 402: more than 400 messages');
@@ -178,11 +180,11 @@ describe('CreateDiagram draws a sequence diagram on the sandbox', () => {
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: DOCS_EXAMPLE });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
-    // 3 participants, 3 lifelines, 2 notes, 3 block sections, 1 self-message box; 8 messages.
-    assert.equal(data.summary, '12 of 12 shapes (participants, lifelines, notes, blocks) and 8 of 8 messages created.');
-    assert.deepEqual(Object.keys(data.node_items).sort(), ['line 13', 'line 15', 'line 6', 'lifelines.Alice', 'lifelines.Bob', 'lifelines.John', 'messages[1].self', 'notes[0]', 'notes[1]', 'participants.Alice', 'participants.Bob', 'participants.John'].sort());
-    assert.deepEqual(data.not_drawn, ['lines 14, 19, 21: activations (activate, deactivate, +/- on a message) are not drawn']);
-    assert.match(data.placed, /^12 new nodes right of the 2 items read on the board, clear of them$/);
+    // 3 participants, 3 lifelines, 2 notes, 3 block sections, 2 activations, 1 self-message box; 8 messages.
+    assert.equal(data.summary, '14 of 14 shapes (participants, lifelines, notes, blocks) and 8 of 8 messages created.');
+    assert.deepEqual(Object.keys(data.node_items).sort(), ['line 13', 'line 14', 'line 15', 'line 19', 'line 6', 'lifelines.Alice', 'lifelines.Bob', 'lifelines.John', 'messages[1].self', 'notes[0]', 'notes[1]', 'participants.Alice', 'participants.Bob', 'participants.John'].sort());
+    assert.equal(data.not_drawn, undefined);
+    assert.match(data.placed, /^14 new nodes right of the 2 items read on the board, clear of them$/);
 
     const items = await boardItems(sandbox, board);
     const byId = new Map(items.map((item) => [item.id, item]));
@@ -253,9 +255,14 @@ describe('CreateDiagram draws a sequence diagram on the sandbox', () => {
     assert.equal(decoded(item('line 15').data.content), 'else: is well');
     assert.ok(alt.top < heightOf[5]! && alt.bottom > heightOf[5]! && otherwise.top >= alt.bottom - 0.5 && otherwise.bottom > heightOf[6]! && otherwise.bottom < heightOf[7]!);
     assert.ok(alt.left < heads[1].position.x && alt.right > heads[2].position.x, 'the alt spans John and Bob');
+    // Activations: John's from "Bob->>+John" (message 6) to the end, and a nested one around message 8.
+    const [outer, inner] = [boxOf(item('line 14')), boxOf(item('line 19'))];
+    const john = heads[1].position.x;
+    assert.ok(outer.left < john && outer.right > john && Math.abs(outer.top - heightOf[5]!) < 0.5 && outer.bottom >= heightOf[7]!);
+    assert.ok(inner.left > outer.left && inner.left < john && inner.top < heightOf[7]! && inner.bottom > heightOf[7]! && inner.bottom <= outer.bottom);
     // Clear of what was on the board, within the answer's bounds.
     const created = items.filter((i) => !existing.some((e) => e.id === i.id));
-    assert.equal(created.length, 12);
+    assert.equal(created.length, 14);
     for (const mine of created) {
       for (const old of existing) assert.ok(!overlap(boxOf(mine), boxOf(old)), `${mine.id} clear of ${old.id}`);
       const b = boxOf(mine);

@@ -24,6 +24,7 @@ type Json = Record<string, unknown>;
 
 const HEAD = { width: 200, height: 70 };
 const LIFELINE_WIDTH = 8;
+const ACTIVATION_WIDTH = 14;
 const ROW = 60;
 const SELF = { width: 16, height: 36, row: 90 };
 const NOTE_WIDTH = 180;
@@ -38,6 +39,7 @@ const STYLES = {
   lifeline: { fillColor: '#9e9e9e', borderColor: '#9e9e9e', borderWidth: '1' },
   note: { fillColor: '#fff9b1', borderColor: '#aaaa33' },
   self: { fillColor: '#f5f6f8', borderColor: '#666666', borderWidth: '1' },
+  activation: { fillColor: '#f5f6f8', borderColor: '#666666', borderWidth: '1' },
   section: { fillColor: '#ffffff', fillOpacity: '0', borderStyle: 'dashed', borderColor: '#555555', textAlign: 'left', textAlignVertical: 'top' },
   box: { fillOpacity: '0.35', borderColor: '#bbbbbb', textAlignVertical: 'top' },
 } as const;
@@ -89,6 +91,7 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
   const sections: { block: number; section: number; top: number; bottom: number }[] = [];
   const extents = new Map<number, Extent>();
   const open: number[] = [];
+  const activations = new Activations(xOf);
   const widen = (left: number, right: number) => {
     for (const block of open) {
       const extent = extents.get(block);
@@ -117,6 +120,10 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
       else open.push(event.block);
       sections.push({ block: event.block, section: event.section, top: y, bottom: y });
       y += SECTION_HEADER;
+    } else if (event.kind === 'activate' || event.kind === 'deactivate') {
+      // On a message's line, at that message's height; alone, where the next row starts.
+      const last = messageRows[messageRows.length - 1];
+      activations.change(event.kind, event.who, event.line, last?.line === event.line ? last.y : y);
     } else {
       [...sections].reverse().find((s) => s.block === event.block)!.bottom = y + 6;
       y += SECTION_END;
@@ -150,6 +157,7 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
   for (const p of participants) {
     put({ id: `lifelines.${p.id}`, text: '', shape: 'rectangle', style: { ...STYLES.lifeline } }, xOf(p.id), lifelineTop + lifelineHeight / 2, LIFELINE_WIDTH, lifelineHeight);
   }
+  placed.push(...activations.finish(bottom - 10));
   for (const p of participants) {
     put({ id: `participants.${p.id}`, text: p.label, shape: p.actor ? 'circle' : 'rectangle', style: { ...STYLES.participant } }, xOf(p.id), HEAD.height / 2, HEAD.width, HEAD.height);
     const issue = tooLong(p.label, DIAGRAM_LIMITS.textChars);
@@ -171,10 +179,35 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
     if (issue) issues.push({ parameter: 'mermaid', problem: `line ${m.line}: the message's text ${issue}` });
   }
   if (placed.length > DIAGRAM_LIMITS.nodes) {
-    issues.push({ parameter: 'mermaid', problem: `draws ${placed.length} shapes (each participant and its lifeline, each note, block section, box and self-message); at most ${DIAGRAM_LIMITS.nodes}` });
+    issues.push({ parameter: 'mermaid', problem: `draws ${placed.length} shapes (each participant and its lifeline, each note, block section, box, activation and self-message); at most ${DIAGRAM_LIMITS.nodes}` });
   }
   if (issues.length) throw ToolError.invalidInput(issues.slice(0, 10));
   return framedDrawing(placed, edges, diagram.ignored, frameTitle);
+}
+
+/** Activation bars: a narrow box on the lifeline from where it starts to where it ends (nested ones a little to the right). */
+class Activations {
+  private readonly placed: Placed[] = [];
+  private readonly open = new Map<string, { y: number; line: number }[]>();
+  constructor(private readonly xOf: (id: string) => number) {}
+
+  change(kind: 'activate' | 'deactivate', who: string, line: number, y: number): void {
+    const stack = this.open.get(who) ?? [];
+    this.open.set(who, stack);
+    if (kind === 'activate') stack.push({ y, line });
+    else this.close(who, stack.length - 1, stack.pop()!, y);
+  }
+
+  /** The bars, those never deactivated down to `bottom`. */
+  finish(bottom: number): Placed[] {
+    for (const [who, stack] of this.open) stack.forEach((start, depth) => this.close(who, depth, start, bottom));
+    return this.placed;
+  }
+
+  private close(who: string, depth: number, start: { y: number; line: number }, end: number): void {
+    const height = Math.max(end - start.y, 20);
+    this.placed.push({ node: { id: `line ${start.line}`, text: '', shape: 'rectangle', style: { ...STYLES.activation } }, x: this.xOf(who) + depth * 5, y: start.y + height / 2, width: ACTIVATION_WIDTH, height });
+  }
 }
 
 /** Everything moved so the drawing's top-left corner is 0,0, in a frame_title frame when given. */

@@ -6,9 +6,10 @@
  * Read and drawn: participants and actors (`participant A as Alice`, `actor B`, `create
  * participant`, and those a message names first), messages (->, -->, ->>, -->>, <<->>, <<-->>,
  * -x, --x, -), --)), self-messages, `autonumber` (start, step, off), notes (left of, right of,
- * over one or two), blocks (loop, alt/else, opt, par/and, critical/option, break, rect) and `box`.
- * Read, not drawn (listed by line): activations (activate, deactivate, +/-), destroy, title and
- * accessibility lines, links, colours of boxes given by name. Anything else is refused by line.
+ * over one or two), blocks (loop, alt/else, opt, par/and, critical/option, break, rect), `box`,
+ * activations (activate, deactivate, +/- on a message). Read, not drawn (listed by line): destroy,
+ * title and accessibility lines, links, colours of boxes given by name. Anything else is refused
+ * by line.
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
@@ -36,7 +37,10 @@ export type SeqEvent =
   /** A block's first section opens (loop, alt, ...), a next one (else, and, option) starts, or the block ends. */
   | { kind: 'open'; block: number; section: number }
   | { kind: 'next'; block: number; section: number }
-  | { kind: 'end'; block: number };
+  | { kind: 'end'; block: number }
+  /** A participant's activation starts or ends (at the message before it, if on its line). */
+  | { kind: 'activate'; who: string; line: number }
+  | { kind: 'deactivate'; who: string; line: number };
 
 export interface SeqSection {
   /** `loop: Every minute`, `else: is well`. */
@@ -88,7 +92,6 @@ const ARROWS: readonly [string, SeqArrow][] = [
 ];
 /** What is read but not drawn, grouped: each group's lines are listed once. */
 const IGNORED_GROUPS = {
-  activation: 'activations (activate, deactivate, +/- on a message) are not drawn',
   destroy: 'destroy is not drawn (the participant keeps its lifeline)',
   create: 'create participant/actor is drawn with the others at the top',
   title: 'title and accessibility lines are not drawn',
@@ -160,9 +163,12 @@ class SequenceReader {
       case 'destroy':
         return this.group('destroy', line);
       case 'activate':
-      case 'deactivate':
-        if (!text.slice(keyword.length).trim()) throw new LineProblem(`${keyword} names a participant`);
-        return this.group('activation', line);
+      case 'deactivate': {
+        const who = text.slice(keyword.length).trim();
+        if (!who) throw new LineProblem(`${keyword} names a participant`);
+        this.add(who, who, false, line, false);
+        return this.activation(keyword, who, line);
+      }
       case 'autonumber':
         return this.autonumber(text.slice(10).trim(), line);
       case 'title':
@@ -295,10 +301,8 @@ class SequenceReader {
     if (!arrow || at <= 0) throw new LineProblem(`"${text.slice(0, 40)}" is not a statement of a sequence diagram: a message is "A->>B: text" (arrows ->, -->, ->>, -->>, -x, --x, -), --), <<->>)`);
     const from = text.slice(0, at).trim();
     let rest = text.slice(at + arrow[0].length).trim();
-    if (rest.startsWith('+') || rest.startsWith('-')) {
-      this.group('activation', line);
-      rest = rest.slice(1).trim();
-    }
+    const change = rest.startsWith('+') ? 'activate' : rest.startsWith('-') ? 'deactivate' : undefined;
+    if (change) rest = rest.slice(1).trim();
     const colon = rest.indexOf(':');
     const to = (colon < 0 ? rest : rest.slice(0, colon)).trim();
     if (!to) throw new LineProblem('the message names no participant after its arrow');
@@ -311,6 +315,17 @@ class SequenceReader {
     }
     if (this.messages >= DIAGRAM_LIMITS.edges) throw new LineProblem(`more than ${DIAGRAM_LIMITS.edges} messages`);
     this.events.push({ kind: 'message', from, to, text: label, arrow: arrow[1], line, index: this.messages++ });
+    // `A->>+B` activates the receiver; `B-->>-A` ends the sender's activation.
+    if (change) this.activation(change, change === 'activate' ? to : from, line);
+  }
+
+  private readonly active = new Map<string, number>();
+
+  private activation(kind: 'activate' | 'deactivate', who: string, line: number): void {
+    const depth = this.active.get(who) ?? 0;
+    if (kind === 'deactivate' && depth === 0) throw new LineProblem(`${who.slice(0, 50)} is not active: nothing to deactivate`);
+    this.active.set(who, depth + (kind === 'activate' ? 1 : -1));
+    this.events.push(kind === 'activate' ? { kind, who, line } : { kind, who, line });
   }
 
   finish(): SequenceDiagram {
