@@ -133,6 +133,17 @@ describe('the sequenceDiagram reader', () => {
     assert.deepEqual(d.ignored, ['line 25: "autonumber off" stops the numbering', 'line 27: title and accessibility lines are not drawn']);
   });
 
+  it('reads typed participants (@{ "type": ... }) as their shapes, their alias as the label', () => {
+    const d = parseSequence(`sequenceDiagram
+  participant API@{ "type": "boundary", "alias": "Public API" }
+  participant DB@{ "type" : "database" }
+  participant Q@{ "type": "queue" }
+  participant S@{ "type": "spaceship", "colour": "red" }
+  API->>DB: read`);
+    assert.deepEqual(d.participants.map((p) => [p.id, p.label, p.shape]), [['API', 'Public API', 'round_rectangle'], ['DB', 'DB', 'can'], ['Q', 'Q', 'can'], ['S', 'S', undefined]]);
+    assert.deepEqual(d.ignored, ['line 5: the type "spaceship" is drawn as a rectangle; colour not drawn']);
+  });
+
   it('refuses what it cannot read, each problem with its line, at most 10', () => {
     assert.deepEqual(refusal('sequenceDiagram\n  Alice->>John: hi\n  Alice says hello\n  else nope\n  end'), [
       'line 3: "Alice says hello" is not a statement of a sequence diagram: a message is "A->>B: text" (arrows ->, -->, ->>, -->>, -x, --x, -), --), <<->>)',
@@ -144,7 +155,7 @@ describe('the sequenceDiagram reader', () => {
     assert.deepEqual(refusal('sequenceDiagram\n  Note right of A,B: x'), ['line 2: a note right of one participant: "Note right of A: text"']);
     assert.deepEqual(refusal('sequenceDiagram\n  A->>: x'), ['line 2: the message names no participant after its arrow']);
     assert.deepEqual(refusal('sequenceDiagram\n  rect blue\n  end'), ['line 2: rect takes a colour: rect rgb(200, 150, 255) or rect rgba(0, 0, 255, .1)', 'line 3: "end" closes no block or box']);
-    assert.deepEqual(refusal('sequenceDiagram\n  participant A@{ "type": "database" }'), ['line 2: the participant "@{ ... }" form is not drawn; write "participant A" (with "as" and a label if you like)']);
+    assert.deepEqual(refusal('sequenceDiagram\n  participant A@{ type: database }'), ['line 2: the participant\'s "@{ ... }" is not read: write it as JSON, e.g. participant A@{ "type": "database" }']);
     assert.deepEqual(refusal('sequenceDiagram\n  A->>B: hi\n  B-->>-A: back'), ['line 3: B is not active: nothing to deactivate']);
     assert.deepEqual(refusal('sequenceDiagram\n  autonumber x'), ['line 2: autonumber takes at most a start and a step, whole numbers: "autonumber", "autonumber 10 5" or "autonumber off"']);
     assert.equal(refusal(`sequenceDiagram\n${'x\n'.repeat(30)}`).length, 10);

@@ -159,7 +159,7 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
   }
   placed.push(...activations.finish(bottom - 10));
   for (const p of participants) {
-    put({ id: `participants.${p.id}`, text: p.label, shape: p.actor ? 'circle' : 'rectangle', style: { ...STYLES.participant } }, xOf(p.id), HEAD.height / 2, HEAD.width, HEAD.height);
+    put({ id: `participants.${p.id}`, text: p.label, shape: p.shape ?? (p.actor ? 'circle' : 'rectangle'), style: { ...STYLES.participant } }, xOf(p.id), HEAD.height / 2, HEAD.width, HEAD.height);
     const issue = tooLong(p.label, DIAGRAM_LIMITS.textChars);
     if (issue) issues.push({ parameter: 'mermaid', problem: `line ${p.line}: the participant's label ${issue}` });
   }

@@ -18,6 +18,8 @@ export interface SeqParticipant {
   id: string;
   label: string;
   actor: boolean;
+  /** The platform shape its `@{ "type": ... }` names (a database is a cylinder). */
+  shape?: string;
   line: number;
   /** The `box` it was declared in, by index. */
   box?: number;
@@ -201,11 +203,29 @@ class SequenceReader {
 
   private declare(kind: 'participant' | 'actor', rest: string, line: number): void {
     if (!rest) throw new LineProblem(`${kind} needs a name`);
-    if (rest.includes('@{')) throw new LineProblem(`the ${kind} "@{ ... }" form is not drawn; write "${kind} ${rest.slice(0, rest.indexOf('@{')).trim().slice(0, 30)}" (with "as" and a label if you like)`);
+    if (rest.includes('@{')) return this.declareTyped(kind, rest, line);
     const as = rest.search(/[ \t]as[ \t]/);
     const id = (as < 0 ? rest : rest.slice(0, as)).trim();
     const label = as < 0 ? id : rest.slice(as + 4).trim();
     this.add(id, label, kind === 'actor', line, true);
+  }
+
+  /** `participant D@{ "type": "database", "alias": "Orders DB" }`: its shape and label. */
+  private declareTyped(kind: 'participant' | 'actor', rest: string, line: number): void {
+    const at = rest.indexOf('@{');
+    const id = rest.slice(0, at).trim();
+    let fields: Record<string, unknown>;
+    try {
+      fields = JSON.parse(rest.slice(at + 1)) as Record<string, unknown>;
+    } catch {
+      throw new LineProblem(`the ${kind}'s "@{ ... }" is not read: write it as JSON, e.g. ${kind} ${id.slice(0, 30)}@{ "type": "database" }`);
+    }
+    const type = typeof fields?.type === 'string' ? fields.type : undefined;
+    this.add(id, typeof fields?.alias === 'string' ? fields.alias : id, kind === 'actor', line, true);
+    const shape = type === undefined ? undefined : TYPED_SHAPES[type];
+    if (shape) this.participants.get(id)!.shape = shape;
+    const others = Object.keys(fields ?? {}).filter((key) => key !== 'type' && key !== 'alias');
+    if ((type !== undefined && !shape) || others.length) this.ignored.push(`line ${line}: ${type !== undefined && !shape ? `the type "${type.slice(0, 30)}" is drawn as a ${kind === 'actor' ? 'ellipse' : 'rectangle'}` : ''}${type !== undefined && !shape && others.length ? '; ' : ''}${others.length ? `${others.slice(0, 5).join(', ')} not drawn` : ''}`);
   }
 
   /** A participant, declared or first named by a message or note. */
@@ -363,6 +383,9 @@ function readColour(rest: string): string | undefined {
   const word = rest.slice(0, rest.search(/[ \t]|$/));
   return rest.length > word.length && NAMED_COLOURS.has(word.toLowerCase()) ? word : undefined;
 }
+
+/** Participant types (`@{ "type": ... }`) the platform has a shape for. */
+const TYPED_SHAPES: Record<string, string> = { database: 'can', queue: 'can', entity: 'circle', boundary: 'round_rectangle', control: 'circle', collections: 'rectangle' };
 
 const NAMED_COLOURS = new Set(['transparent', 'aqua', 'purple', 'red', 'green', 'blue', 'yellow', 'orange', 'grey', 'gray', 'pink', 'white', 'black', 'lightblue', 'lightgreen', 'lightyellow', 'lightgrey', 'lightgray']);
 
