@@ -102,7 +102,9 @@ export function sequenceDrawing(diagram: SequenceDiagram, frameTitle?: string): 
     if (event.kind === 'message') {
       const self = event.from === event.to;
       messageRows.push({ ...event, y: y + 30 });
-      widen(Math.min(xOf(event.from), xOf(event.to)), Math.max(xOf(event.from), xOf(event.to)) + (self ? 40 : 0));
+      // A self-message's caption sits beside its lifeline: its block holds it.
+      const beside = self ? 40 + Math.min(event.text.length, 30) * 4 : 0;
+      widen(Math.min(xOf(event.from), xOf(event.to)), Math.max(xOf(event.from), xOf(event.to)) + beside);
       y += self ? SELF.row : ROW;
     } else if (event.kind === 'note') {
       const xs = event.actors.map(xOf);
