@@ -41,7 +41,7 @@ const readBoardInput = () =>
 const createDiagramInput = () =>
   z.strictObject({
     board_id: boardId(),
-    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart, sequence or mindmap text instead of nodes/edges'),
+    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart, sequence, class, ER or mindmap text instead of nodes/edges'),
     nodes: genericCap(
       z
         .array(
@@ -127,7 +127,7 @@ const readBoard = taskTool(readBoardInput, {
 const createDiagram = taskTool(createDiagramInput, {
   name: 'CanvasApi.CreateDiagram',
   title: 'Draw a diagram',
-  description: 'Draws a Mermaid flowchart, sequence diagram or mind map, or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
+  description: 'Draws Mermaid (flowchart, sequence, class, ER, mind map) or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
   view: 'board',
@@ -147,7 +147,7 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
 const createBoardLayout = taskTool(boardLayoutInput, {
   name: 'CanvasApi.CreateBoardLayout',
   title: 'Lay out a workshop board',
-  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
+  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes (kanban: cards). Answers item IDs per input; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createBoardLayoutBudget,
   view: 'board',
