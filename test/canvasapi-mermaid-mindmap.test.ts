@@ -17,6 +17,9 @@ import type { RunningSandbox } from '../src/sandbox/server.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseMindmap } from '../src/canvasapi/tasks/mermaid-mindmap.js';
 import { layOutMindmap } from '../src/canvasapi/tasks/draw-mindmap.js';
+import { viewDataOf } from '../src/core/tools/result-view.js';
+import { CallBudget, WorkScope } from '../src/core/call-budget.js';
+import { createAnyDiagram } from '../src/canvasapi/tasks/mermaid-kinds.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
@@ -228,6 +231,39 @@ describe('CreateDiagram draws a mind map on the sandbox', () => {
     assert.match(data.next_step, /parents first, with CanvasApi.AddMindmapNode .* never this whole mind map again/);
     const nodes = await mindmapNodes(sandbox, board);
     assert.deepEqual(nodes.map(textOf).sort(), ['mindmap', 'Origins', 'Long history', 'Popularisation', 'British popular psychology author Tony Buzan', 'Tools', 'Pen and paper', 'Mermaid'].sort());
+  });
+
+  it('the board view holds each node where it was put, joined to its parent; a budget that runs out leaves the rest not sent', async () => {
+    const draw = async (name: string, requests: number) => {
+      const board = (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
+      const budget = new CallBudget({ requests });
+      const scope = new WorkScope(new AbortController().signal, { budget });
+      try {
+        const answer = await createAnyDiagram({ board_id: board, mermaid: DOCS_EXAMPLE, origin_x: 0, origin_y: 0 }, { signal: scope.signal, budget, deps: server.deps, progress: () => undefined, logger: server.logger } as never);
+        return { board, answer: answer as J };
+      } finally {
+        scope.dispose();
+      }
+    };
+    const { board, answer } = await draw('Mind map view', 100);
+    const view = viewDataOf(answer) as J;
+    const nodes = await mindmapNodes(sandbox, board);
+    assert.equal(view.items.length, 15);
+    for (const node of nodes) {
+      const drawn = view.items.find((i: J) => i.id === node.id);
+      assert.equal(drawn.type, 'mindmap_node');
+      assert.equal(drawn.text, textOf(node).replace(/&#(\d+);/g, ''));
+      assert.equal(drawn.parentNode, node.parent?.id);
+    }
+    const sent = sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/mindmap_nodes')).slice(-15).map((r) => (r.body as J).position);
+    assert.deepEqual(new Set(view.items.map((i: J) => `${i.x},${i.y}`)), new Set(sent.map((p: J) => `${p.x},${p.y}`)), 'where the creates put them');
+    // Five requests: the root and four more; the rest never sent, safe to add.
+    const short = await draw('Mind map budget', 5);
+    assert.equal(short.answer.summary, '5 of 15 mind-map nodes created.');
+    assert.deepEqual(short.answer.failed, []);
+    assert.equal(short.answer.not_sent.nodes.length, 10);
+    assert.equal(short.answer.not_sent.retry_safe, true);
+    assert.equal((await mindmapNodes(sandbox, short.board)).length, 5);
   });
 
   it('frame_title and bad text are refused, nothing sent', async () => {

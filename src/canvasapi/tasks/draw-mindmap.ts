@@ -18,6 +18,7 @@ import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { failureOf, idOf, outOfBudget, requesters } from './create-diagram.js';
 import type { CreateDiagramArgs } from './diagram-plan.js';
 import { placeClear } from './diagram-placement.js';
+import { boardViewData, withBoardView } from './board-view-data.js';
 import { MermaidError } from './mermaid.js';
 import { parseMindmap, type MindmapDiagram } from './mermaid-mindmap.js';
 
@@ -60,7 +61,16 @@ export async function drawMindmap(args: CreateDiagramArgs, text: string, context
   const positionOf = (index: number) => ({ x: Math.round(corner.x + layout.centres[index]!.x), y: Math.round(corner.y + layout.centres[index]!.y) });
   const sent = await createNodes(diagram, positionOf, create, context);
   const placement = clear ? { placed: `${diagram.nodes.length} mind-map node${diagram.nodes.length === 1 ? '' : 's'} ${clear.note}`, bounds: { left: corner.x, top: corner.y, right: corner.x + layout.size.width, bottom: corner.y + layout.size.height } } : {};
-  return mindmapReport(args.board_id, context.deps.webBase, diagram, sent, placement);
+  const answer = mindmapReport(args.board_id, context.deps.webBase, diagram, sent, placement);
+  // The board view: the nodes created where they were put, each joined to its parent.
+  return withBoardView(answer, () => {
+    const items = diagram.nodes.flatMap((node, index) => {
+      const id = sent.itemOf.get(index);
+      const parent = node.parent === undefined ? undefined : sent.itemOf.get(node.parent);
+      return id === undefined ? [] : [{ id, type: 'mindmap_node', ...positionOf(index), ...NODE, text: node.text, ...(parent ? { parentNode: parent } : {}) }];
+    });
+    return boardViewData(items, [], itemLinkTemplate(context.deps.webBase, args.board_id));
+  });
 }
 
 /** Each node's centre from the map's top-left corner, and the map's size. */
