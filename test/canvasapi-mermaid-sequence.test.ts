@@ -159,6 +159,7 @@ describe('the sequenceDiagram reader', () => {
     assert.deepEqual(refusal('sequenceDiagram\n  A->>B: hi\n  B-->>-A: back'), ['line 3: B is not active: nothing to deactivate']);
     assert.deepEqual(refusal('sequenceDiagram\n  autonumber x'), ['line 2: autonumber takes at most a start and a step, whole numbers: "autonumber", "autonumber 10 5" or "autonumber off"']);
     assert.equal(refusal(`sequenceDiagram\n${'x\n'.repeat(30)}`).length, 10);
+    assert.deepEqual(refusal(`sequenceDiagram\n${'loop x\nend\n'.repeat(5000)}`).slice(0, 2), ['line 402: more than 200 shapes (each participant and its lifeline, each note, block section, box, activation and self-message)', 'line 403: "end" closes no block or box']);
     assert.equal(refusal(`sequenceDiagram\n${'A->>B: x\n'.repeat(401)}`)[0], 'line 402: more than 400 messages');
   });
 });
@@ -296,7 +297,7 @@ describe('CreateDiagram draws a sequence diagram on the sandbox', () => {
     for (const [mermaid, problem] of [
       ['sequenceDiagram\n  A->>B: hi\n  loop\n  A->>B: x', 'line 3: the loop block has no "end"'],
       [`sequenceDiagram\n  A->>B: ${'<'.repeat(50)}`, 'line 2: the message\'s text is 250 characters once HTML-escaped'],
-      [`sequenceDiagram\n${Array.from({ length: 101 }, (_, i) => `  participant P${i}`).join('\n')}`, 'draws 202 shapes'],
+      [`sequenceDiagram\n${Array.from({ length: 101 }, (_, i) => `  participant P${i}`).join('\n')}`, 'line 102: more than 200 shapes'],
     ] as const) {
       const refused = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
       assert.equal(refused.isError, true);

@@ -148,6 +148,13 @@ class SequenceReader {
   private messages = 0;
   private notes = 0;
   private number: { next: number; step: number } | undefined;
+  /** Shapes the drawing will need (draw-sequence.ts): refused as soon as there are too many. */
+  private shapes = 0;
+
+  private shape(count: number): void {
+    this.shapes += count;
+    if (this.shapes > DIAGRAM_LIMITS.nodes) throw new LineProblem(`more than ${DIAGRAM_LIMITS.nodes} shapes (each participant and its lifeline, each note, block section, box, activation and self-message)`);
+  }
 
   statement(text: string, line: number): void {
     const keyword = text.slice(0, text.search(/[ \t:]|$/));
@@ -237,6 +244,7 @@ class SequenceReader {
       if (declared && label !== id) known.label = textOf(label);
       return;
     }
+    this.shape(2);
     this.participants.set(id, { id, label: textOf(label), actor, line, ...(this.openBox !== undefined && declared ? { box: this.openBox } : {}) });
     if (this.openBox !== undefined && declared) this.boxes[this.openBox]!.members.push(id);
   }
@@ -258,6 +266,7 @@ class SequenceReader {
     const label = colour ? rest.slice(colour.length).trim() : rest;
     const color = colour ? hexOf(colour) : undefined;
     if (colour && !color) this.ignored.push(`line ${line}: the box colour "${colour.slice(0, 30)}" is not drawn (write rgb(r, g, b) for one that is)`);
+    this.shape(1);
     this.boxes.push({ label: textOf(label), line, ...(color ? { color } : {}), members: [] });
     this.openBox = this.boxes.length - 1;
   }
@@ -271,6 +280,7 @@ class SequenceReader {
       section.label = '';
       section.color = color;
     }
+    this.shape(1);
     this.blocks.push({ keyword, sections: [section], depth: this.open.length });
     this.open.push(this.blocks.length - 1);
     this.events.push({ kind: 'open', block: this.blocks.length - 1, section: 0 });
@@ -283,6 +293,7 @@ class SequenceReader {
       const allowed = Object.entries(NEXT_SECTION).map(([open, next]) => `${next} inside ${open}`).join(', ');
       throw new LineProblem(`"${keyword}" is not inside a block it belongs to (${allowed})`);
     }
+    this.shape(1);
     const sections = this.blocks[block]!.sections;
     sections.push({ label: rest ? `${keyword}: ${textOf(rest)}` : keyword, line });
     this.events.push({ kind: 'next', block, section: sections.length - 1 });
@@ -307,6 +318,7 @@ class SequenceReader {
     const actors = where.slice(side === 'over' ? 4 : side.length + 3).split(',').map((name) => name.trim());
     if (actors.length > (side === 'over' ? 2 : 1) || actors.some((name) => !name)) throw new LineProblem(side === 'over' ? 'a note is over one or two participants: "Note over A,B: text"' : `a note ${side} of one participant: "Note ${side} of A: text"`);
     for (const name of actors) this.add(name, name, false, line, false);
+    this.shape(1);
     this.events.push({ kind: 'note', side, actors, text: textOf(rest.slice(colon + 1).trim()), line, index: this.notes++ });
   }
 
@@ -334,6 +346,7 @@ class SequenceReader {
       this.number.next += this.number.step;
     }
     if (this.messages >= DIAGRAM_LIMITS.edges) throw new LineProblem(`more than ${DIAGRAM_LIMITS.edges} messages`);
+    if (from === to) this.shape(1);
     this.events.push({ kind: 'message', from, to, text: label, arrow: arrow[1], line, index: this.messages++ });
     // `A->>+B` activates the receiver; `B-->>-A` ends the sender's activation.
     if (change) this.activation(change, change === 'activate' ? to : from, line);
@@ -344,6 +357,7 @@ class SequenceReader {
   private activation(kind: 'activate' | 'deactivate', who: string, line: number): void {
     const depth = this.active.get(who) ?? 0;
     if (kind === 'deactivate' && depth === 0) throw new LineProblem(`${who.slice(0, 50)} is not active: nothing to deactivate`);
+    if (kind === 'activate') this.shape(1);
     this.active.set(who, depth + (kind === 'activate' ? 1 : -1));
     this.events.push(kind === 'activate' ? { kind, who, line } : { kind, who, line });
   }
