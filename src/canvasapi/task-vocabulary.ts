@@ -93,6 +93,7 @@ export const BOARD_READS = {
 } as const;
 
 interface ReadBoardReadArgs {
+  format?: string | undefined;
   frame_id?: string | undefined;
   item_types?: readonly string[] | undefined;
   query?: string | undefined;
@@ -113,6 +114,7 @@ export function itemPagesFor(args: ReadBoardReadArgs): number {
 
 /** ReadBoard's budget: the sum of what each of its reads may take. */
 export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; keptBytes: number } {
+  if (args.format === 'mermaid') return { requests: MERMAID_READS.requests, keptBytes: BOARD_READS.keptBytes };
   const reads = BOARD_READS;
   const requests =
     1 + // the board
@@ -179,4 +181,22 @@ export function createBoardLayoutBudget(args: { layout?: string; sections?: read
   const placing = args.origin_x === undefined && args.origin_y === undefined ? PLACE_READS.pages : 0;
   const requests = frames + Math.ceil((sections + releases + items) / DIAGRAM_BULK_SIZE) + placing;
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
+}
+
+/**
+ * A diagram read as Mermaid (ReadBoard `format: "mermaid"`, EditDiagram): the frame, its items
+ * (or the board's, for a query's connected shapes) and the board's connectors, `itemPages` and
+ * `connectorPages` pages of 50; a scope larger than that is refused, not read in part.
+ */
+export const MERMAID_READS = { itemPages: 20, connectorPages: 20, requests: 1 + 20 + 20 } as const;
+/**
+ * What one EditDiagram call may change: new nodes (one bulk transaction, each placed by a search
+ * around its neighbour), and changes in all (renames, deletes, connectors, captions).
+ */
+export const EDIT_LIMITS = { newNodes: DIAGRAM_BULK_SIZE, changes: 200 } as const;
+
+/** EditDiagram's budget: the scope read twice over at most (the read, and the frame for placing), then its changes. */
+export function editDiagramBudget(): { requests: number; wallMs: number } {
+  const requests = MERMAID_READS.requests + 1 + 1 + EDIT_LIMITS.changes;
+  return { requests, wallMs: 115_000 };
 }

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { BOARD_LAYOUTS, createBoardLayoutBudget, createDiagramBudget, DIAGRAM_LIMITS, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
+import { BOARD_LAYOUTS, createBoardLayoutBudget, editDiagramBudget, createDiagramBudget, DIAGRAM_LIMITS, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -36,6 +36,7 @@ const readBoardInput = () =>
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
     // Explained where it matters: a partial answer's note says what it does.
     counts: z.boolean().optional(),
+    format: z.enum(['items', 'mermaid']).optional().describe('mermaid: frame_id or query\'s connected shapes, as text to edit'),
   });
 
 const createDiagramInput = () =>
@@ -92,6 +93,13 @@ const viewBoardInput = () =>
     area: z.strictObject({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() }).refine((a) => a.x1 > a.x0 && a.y1 > a.y0, { message: 'must have x1 > x0 and y1 > y0' }).refine((a) => [a.x0, a.y0, a.x1, a.y1].every((v) => Math.abs(v) <= VIEW_LIMITS.coordinate), { message: `coordinates must be from -${VIEW_LIMITS.coordinate.toExponential()} to ${VIEW_LIMITS.coordinate.toExponential()}` }).optional().describe('board coordinates'),
     max_side: z.number().int().refine((n) => n >= VIEW_LIMITS.minLongSidePx && n <= VIEW_LIMITS.maxLongSidePx, { message: `must be from ${VIEW_LIMITS.minLongSidePx} to ${VIEW_LIMITS.maxLongSidePx}` }).optional().describe(`px, default ${VIEW_LIMITS.defaultLongSidePx}`),
     number_items: z.boolean().optional().describe('numbers drawn on items, listed with their IDs'),
+  });
+
+const editDiagramInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    mermaid: text(MERMAID_CHARS).describe('ReadBoard format mermaid text, edited'),
+    dry_run: z.boolean().optional().describe('plan only'),
   });
 
 const taskOutput = z.looseObject({});
@@ -166,6 +174,23 @@ const viewBoard = taskTool(viewBoardInput, {
   handler: async (args, context) => (await import('./view-board-call.js')).viewBoard(args, context),
 });
 
-export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout];
+const editDiagram = taskTool(editDiagramInput, {
+  name: 'CanvasApi.EditDiagram',
+  title: 'Edit a diagram as text',
+  description: 'Applies an edited ReadBoard format "mermaid" text: renames, adds, removes nodes and edges; the rest is untouched. Refuses if the diagram changed since the read.',
+  hints: hintsFor('action'),
+  budget: editDiagramBudget,
+  view: 'board',
+  auditTargets: (args, answer) => ({ board_id: args.board_id, ...editedItems(answer) }),
+  handler: async (args, context) => (await import('./edit-diagram.js')).editDiagram(args, context),
+});
+
+/** What an edit's answer says it created, for its audit line. */
+function editedItems(answer: Record<string, unknown> | undefined): Record<string, unknown> {
+  const created = answer && isRecord(answer.created) ? Object.values(answer.created).filter((id) => typeof id === 'string') : [];
+  return created.length ? { created_ids: created } : {};
+}
+
+export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, editDiagram];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
-export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition };
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition, editDiagram as editDiagramDefinition };

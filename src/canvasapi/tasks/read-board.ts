@@ -38,6 +38,8 @@ export interface ReadBoardArgs {
   offset?: number | undefined;
   cursor?: string | undefined;
   counts?: boolean | undefined;
+  /** `mermaid`: a frame, or the shapes connected to a query's, as Mermaid text (board-mermaid.ts). */
+  format?: 'items' | 'mermaid' | undefined;
 }
 
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
@@ -79,6 +81,7 @@ interface ItemWalk {
 }
 
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  if (args.format === 'mermaid') return (await import('./board-mermaid.js')).readBoardMermaid(args, context);
   // Checked before anything is sent.
   const start = startOf(args);
   // One failed read stops the others: nothing of a failed call stays in flight. Reads end a
