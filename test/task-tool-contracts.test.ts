@@ -13,6 +13,8 @@ import { incidentOpsTools } from '../src/incidentops/index.js';
 import type { CreateDiagramArgs } from '../src/canvasapi/tasks/diagram-plan.js';
 import type { CreateBoardLayoutArgs } from '../src/canvasapi/tasks/board-layout.js';
 import type { createBoardLayoutDefinition, createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
+import type { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
+import type { EditDiagramArgs } from '../src/canvasapi/tasks/edit-diagram.js';
 import type { ReadBoardArgs } from '../src/canvasapi/tasks/read-board.js';
 import type { ViewBoardArgs } from '../src/canvasapi/tasks/view-board-call.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
@@ -55,6 +57,7 @@ const contracts: {
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,
   'CanvasApi.CreateBoardLayout arguments': true satisfies Same<InputOf<typeof createBoardLayoutDefinition>, CreateBoardLayoutArgs>,
+  'CanvasApi.EditDiagram arguments': true satisfies Same<InputOf<typeof editDiagramDefinition>, EditDiagramArgs>,
 };
 
 it('checks every task tool of both servers', () => {

@@ -14,12 +14,48 @@ import { idText, quotedText } from '../../core/tools/line-text.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
-import type { Scope, ScopeItem } from './board-mermaid.js';
+import type { Scope, ScopeConnector, ScopeItem } from './board-mermaid.js';
 import { freeSpot, type Box } from './diagram-placement.js';
-import type { EditDiagramArgs, EditPlan, NewNode } from './edit-diagram.js';
-import type { MermaidFlowchart } from './mermaid.js';
+import type { MermaidEdge, MermaidFlowchart } from './mermaid.js';
 
 type Json = Record<string, unknown>;
+
+export interface EditDiagramArgs {
+  board_id: string;
+  mermaid: string;
+  dry_run?: boolean | undefined;
+}
+
+export interface NewNode {
+  key: string;
+  text: string;
+  shape: string;
+  color?: string;
+  line: number;
+}
+
+export interface NewEdge {
+  /** Node keys: i<ID> for an existing item, else a new node's. */
+  from: string;
+  to: string;
+  label?: string;
+  stroke: MermaidEdge['stroke'];
+  arrows: MermaidEdge['arrows'];
+  line: number;
+}
+
+/** The difference between the scope and the text (edit-diagram.ts, planEdit). */
+export interface EditPlan {
+  renames: { item: ScopeItem; to: string }[];
+  captions: { connector: ScopeConnector; to: string }[];
+  removeConnectors: { connector: ScopeConnector; withItem?: string }[];
+  removeItems: ScopeItem[];
+  creates: NewNode[];
+  addEdges: NewEdge[];
+  ignored: string[];
+  unchanged: number;
+}
+
 
 const SHAPE_SIZE = { width: 220, height: 110 };
 const STICKY_SIZE = { width: 200, height: 200 };
@@ -169,9 +205,9 @@ export async function applyEdit(args: EditDiagramArgs, scopeLabel: string, plan:
 function counts(plan: EditPlan): string {
   const parts: [number, string][] = [
     [plan.renames.length, 'renamed'], [plan.creates.length, 'added'], [plan.removeItems.length, 'removed'],
-    [plan.addEdges.length, 'connectors added'], [plan.removeConnectors.length, 'connectors removed'], [plan.captions.length, 'captions changed'],
+    [plan.addEdges.length, 'connector# added'], [plan.removeConnectors.length, 'connector# removed'], [plan.captions.length, 'caption# changed'],
   ];
-  return parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ');
+  return parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what.replace('#', n === 1 ? '' : 's')}`).join(', ');
 }
 
 /** The new nodes in one bulk transaction (at most 20: EDIT_LIMITS), sent once. */

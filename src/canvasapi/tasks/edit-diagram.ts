@@ -15,45 +15,12 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { DIAGRAM_LIMITS, EDIT_LIMITS } from '../task-vocabulary.js';
 import { boardGet, decodeMermaidText, HEADER_PREFIX, readScope, writtenShape, type Header, type Scope, type ScopeConnector, type ScopeItem } from './board-mermaid.js';
-import { applyEdit, placeNew } from './edit-diagram-apply.js';
+import { applyEdit, placeNew, type EditDiagramArgs, type EditPlan } from './edit-diagram-apply.js';
 import { MermaidError, parseMermaid, type MermaidEdge, type MermaidFlowchart, type MermaidNode } from './mermaid.js';
 
 type Json = Record<string, unknown>;
 
-export interface EditDiagramArgs {
-  board_id: string;
-  mermaid: string;
-  dry_run?: boolean | undefined;
-}
-
-export interface NewNode {
-  key: string;
-  text: string;
-  shape: string;
-  color?: string;
-  line: number;
-}
-
-export interface NewEdge {
-  /** Node keys: i<ID> for an existing item, else a new node's. */
-  from: string;
-  to: string;
-  label?: string;
-  stroke: MermaidEdge['stroke'];
-  arrows: MermaidEdge['arrows'];
-  line: number;
-}
-
-export interface EditPlan {
-  renames: { item: ScopeItem; to: string }[];
-  captions: { connector: ScopeConnector; to: string }[];
-  removeConnectors: { connector: ScopeConnector; withItem?: string }[];
-  removeItems: ScopeItem[];
-  creates: NewNode[];
-  addEdges: NewEdge[];
-  ignored: string[];
-  unchanged: number;
-}
+export type { EditDiagramArgs, EditPlan, NewEdge, NewNode } from './edit-diagram-apply.js';
 
 /** An existing item's node ID and a connector's edge ID (board-mermaid.ts). */
 const ITEM_NODE = /^i([0-9]+)$/;

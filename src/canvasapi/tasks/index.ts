@@ -36,7 +36,7 @@ const readBoardInput = () =>
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
     // Explained where it matters: a partial answer's note says what it does.
     counts: z.boolean().optional(),
-    format: z.enum(['items', 'mermaid']).optional().describe('mermaid: frame_id or query\'s connected shapes, as text to edit'),
+    format: z.enum(['items', 'mermaid']).optional().describe("mermaid: frame_id or query's linked shapes, editable"),
   });
 
 const createDiagramInput = () =>
