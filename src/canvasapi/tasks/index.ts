@@ -180,7 +180,6 @@ const editDiagram = taskTool(editDiagramInput, {
   description: 'Applies an edited ReadBoard format "mermaid" text: renames, adds, removes nodes and edges; the rest is untouched. Refuses if the diagram changed since the read.',
   hints: hintsFor('action'),
   budget: editDiagramBudget,
-  view: 'board',
   auditTargets: (args, answer) => ({ board_id: args.board_id, ...editedItems(answer) }),
   handler: async (args, context) => (await import('./edit-diagram.js')).editDiagram(args, context),
 });
