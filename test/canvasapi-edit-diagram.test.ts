@@ -313,9 +313,11 @@ describe('CanvasApi diagram round trip as text, against the sandbox', () => {
 describe('Rename and remove a step against the contract tools: calls and tokens', () => {
   let sandbox: RunningSandbox;
   let server: AnyToolServer;
+  // One pinned clock for the platform and the server: the text's read time and state, and so its tokens, are the same each run.
+  const now = () => new Date('2026-05-06T12:00:00Z');
   before(async () => {
-    sandbox = await startTestSandbox();
-    server = canvasApiServerFor(sandbox.canvasapi);
+    sandbox = await startTestSandbox({ canvasapi: { now } });
+    server = canvasApiServerFor(sandbox.canvasapi, { now });
   });
   after(async () => {
     await sandbox?.close();
