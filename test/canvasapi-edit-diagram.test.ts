@@ -18,7 +18,7 @@ import { executeTool, findTool, listTools, type AnyToolServer } from '../src/cor
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { parseMermaid } from '../src/canvasapi/tasks/mermaid.js';
 import { decodeMermaidText } from '../src/canvasapi/tasks/board-mermaid.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -308,6 +308,51 @@ describe('CanvasApi diagram round trip as text, against the sandbox', () => {
       assert.ok(requests.some((r) => r.method === method && r.path.includes(end!)), `a ${method} ${end} was checked`);
     }
   });
+});
+
+describe('EditDiagram when its bulk create fails', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startTestSandbox();
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+
+  for (const mode of ['refused', 'lost-answer'] as const) {
+    it(`${mode}: the rename is done, the new node reported as it may be, its edge not sent, and nothing is ever created twice`, async () => {
+      // The drawing is the server's first bulk create; the edit's is the second, which fails.
+      const server = canvasApiWithSecondBulkFailing(sandbox, mode);
+      const board = (await platform(sandbox, 'POST', '/v2/boards', { name: `Edit faults ${mode}` })).id as string;
+      const drawn = (await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, frame_title: 'Flow', mermaid: FLOW })).data as J;
+      const lines = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: drawn.frame.id, format: 'mermaid' })).data.mermaid as string[];
+      const ids = drawn.node_items as Record<string, string>;
+      const text = lines.map((l) => (l.startsWith(`  i${ids.B}{`) ? `  i${ids.B}{"Validate"}` : l)).concat(['  n1["Notify"]', `  i${ids.C} --> n1`]).join('\n');
+      const result = await callTool(server, 'CanvasApi.EditDiagram', { board_id: board, mermaid: text });
+      assert.equal(result.isError, false, JSON.stringify(result.data));
+      const data = result.data as J;
+      assert.deepEqual(data.done, [`rename i${ids.B} shape "Check" -> "Validate"`]);
+      assert.equal(data.failed.length, 1);
+      assert.match(data.failed[0].change, /^add n1 rectangle "Notify" beside i\d+ in frame \d+ at /);
+      assert.equal(data.failed[0].outcome, mode === 'refused' ? 'not_done' : 'may_have_happened');
+      assert.equal(data.failed[0].retry_safe, mode === 'refused');
+      assert.deepEqual(data.not_sent, [`add edge i${ids.C} -> n1 (an end was not created)`]);
+      assert.equal(data.created, undefined);
+      assert.match(data.next_step, /Do not send this text again\. Read the diagram again/);
+      if (mode === 'lost-answer') assert.match(data.next_step, /may_have_happened/);
+      const bulks = () => sandbox.requests.filter((r) => r.method === 'POST' && r.path === `/v2/boards/${encodeURIComponent(board)}/items/bulk`).length;
+      assert.equal(bulks(), mode === 'refused' ? 1 : 2, 'the failed transaction was not sent again');
+      const notify = (await boardItems(sandbox, board)).filter((i) => i.data?.content && plain(i.data.content) === 'Notify');
+      assert.equal(notify.length, mode === 'refused' ? 0 : 1);
+      // The same text again is refused (the edit changed the diagram): no second Notify.
+      const again = await callTool(server, 'CanvasApi.EditDiagram', { board_id: board, mermaid: text });
+      assert.equal((again.data as J).applied, false);
+      assert.equal(bulks(), mode === 'refused' ? 1 : 2);
+      // Read again: a Notify that exists shows with its ID, so the next edit keeps it instead of adding another.
+      const reread = (await callTool(server, 'CanvasApi.ReadBoard', { board_id: board, frame_id: drawn.frame.id, format: 'mermaid' })).data.mermaid as string[];
+      assert.equal(reread.filter((l) => l.includes('"Notify"')).length, notify.length);
+    });
+  }
 });
 
 describe('Rename and remove a step against the contract tools: calls and tokens', () => {
