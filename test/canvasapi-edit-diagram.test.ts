@@ -18,6 +18,7 @@ import { executeTool, findTool, listTools, type AnyToolServer } from '../src/cor
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { parseMermaid } from '../src/canvasapi/tasks/mermaid.js';
 import { decodeMermaidText } from '../src/canvasapi/tasks/board-mermaid.js';
+import { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
 import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
@@ -150,6 +151,14 @@ describe('CanvasApi diagram round trip as text, against the sandbox', () => {
     assert.equal(applied.isError, false, JSON.stringify(applied.data));
     const data = applied.data as J;
     assert.equal(data.summary, '8 of 8 changes made.');
+    // The audit line names what the edit created, changed and deleted (IDs only).
+    const audit = editDiagramDefinition.auditTargets!({ board_id: board } as never, data) as J;
+    assert.deepEqual({ ...audit, deleted_ids: [...audit.deleted_ids].sort() }, {
+      board_id: board,
+      created_ids: [data.created.n1],
+      updated_ids: [ids.B],
+      deleted_ids: [...[...retryEdges, dropped].map((c) => c.id), ids.D].sort(),
+    });
     assert.equal(data.failed, undefined);
     assert.equal(data.not_sent, undefined);
     const after = await snapshot(sandbox, board);

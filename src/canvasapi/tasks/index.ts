@@ -184,10 +184,14 @@ const editDiagram = taskTool(editDiagramInput, {
   handler: async (args, context) => (await import('./edit-diagram.js')).editDiagram(args, context),
 });
 
-/** What an edit's answer says it created, for its audit line. */
+/** What an edit's answer says it did, for its audit line: the IDs its `done` lines start with (our format: platform text comes after), and those it created. */
 function editedItems(answer: Record<string, unknown> | undefined): Record<string, unknown> {
   const created = answer && isRecord(answer.created) ? Object.values(answer.created).filter((id) => typeof id === 'string') : [];
-  return created.length ? { created_ids: created } : {};
+  const done = answer && Array.isArray(answer.done) ? answer.done.filter((line): line is string => typeof line === 'string') : [];
+  const idsOf = (verbs: RegExp) => done.flatMap((line) => verbs.exec(line)?.[1] ?? []);
+  const updated = idsOf(/^(?:rename|caption) [ic]([0-9]+) /);
+  const deleted = idsOf(/^remove [ic]([0-9]+) /);
+  return { ...(created.length ? { created_ids: created } : {}), ...(updated.length ? { updated_ids: updated } : {}), ...(deleted.length ? { deleted_ids: deleted } : {}) };
 }
 
 export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, editDiagram];
