@@ -72,6 +72,8 @@ const TEXT_FIELD: Readonly<Record<string, [string, string]>> = { shape: ['shapes
 export type Spot = { x: number; y: number; width: number; height: number; parent?: string; beside: string } | { problem: string };
 
 const ITEM_NODE = /^i([0-9]+)$/;
+/** A request that went through. */
+const DONE = Symbol('done');
 
 /**
  * Each new node's place, in the text's order: beside the first node it comes from (else goes
@@ -179,17 +181,25 @@ export async function applyEdit(args: EditDiagramArgs, scopeLabel: string, plan:
   const send = sender(args.board_id, context);
   let progress = 0;
   const step = (message: string) => context.progress(++progress, changes.length, message);
-  const run = async <T>(list: T[], line: (t: T) => string, request: (t: T) => Promise<unknown>) =>
-    pool(list, async (t) => {
+  // Sent 4 at a time; reported in the plan's order.
+  const run = async <T>(list: T[], line: (t: T) => string, request: (t: T) => Promise<unknown>, create = false) => {
+    const outcomes: (unknown | typeof DONE)[] = [];
+    await pool(list.map((t, index) => ({ t, index })), async ({ t, index }) => {
       try {
         await request(t);
-        work.done.push(line(t));
+        outcomes[index] = DONE;
         step(line(t).slice(0, 80));
       } catch (error) {
-        if (budgetExceeded(error)) work.notSent.push(line(t));
-        else work.failed.push({ change: line(t), ...failureOf(error, false) });
+        outcomes[index] = error;
       }
     });
+    list.forEach((t, index) => {
+      const outcome = outcomes[index];
+      if (outcome === DONE) work.done.push(line(t));
+      else if (budgetExceeded(outcome)) work.notSent.push(line(t));
+      else work.failed.push({ change: line(t), ...failureOf(outcome, create) });
+    });
+  };
   await run(plan.renames, renameLine, (r) => send('PATCH', 'update', `/v2/boards/{board_id}/${TEXT_FIELD[r.item.type]![0]}/{item_id}`, { item_id: r.item.id }, { data: { [TEXT_FIELD[r.item.type]![1]]: escapeHtml(r.to) } }));
   await run(plan.captions, captionLine, (c) => send('PATCH', 'update', '/v2/boards/{board_id}/connectors/{connector_id}', { connector_id: c.connector.id }, { captions: c.to ? [{ content: escapeHtml(c.to) }] : [] }));
   await run(plan.removeConnectors, removeConnectorLine, (r) => send('DELETE', 'delete', '/v2/boards/{board_id}/connectors/{connector_id}', { connector_id: r.connector.id }));
@@ -198,7 +208,7 @@ export async function applyEdit(args: EditDiagramArgs, scopeLabel: string, plan:
   const endId = (key: string) => ITEM_NODE.exec(key)?.[1] ?? work.created.get(key);
   const ready = plan.addEdges.filter((e) => endId(e.from) && endId(e.to));
   for (const e of plan.addEdges) if (!ready.includes(e)) work.notSent.push(`${edgeLine(e)} (an end was not created)`);
-  await run(ready, edgeLine, (e) => send('POST', 'create', '/v2/boards/{board_id}/connectors', {}, connectorBody(e, endId(e.from)!, endId(e.to)!)));
+  await run(ready, edgeLine, (e) => send('POST', 'create', '/v2/boards/{board_id}/connectors', {}, connectorBody(e, endId(e.from)!, endId(e.to)!)), true);
   return report(args, common, changes.length, work, context);
 }
 
