@@ -17,7 +17,9 @@ import { countTokens } from '../src/core/tools/context-size.js';
 import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { parseMermaid } from '../src/canvasapi/tasks/mermaid.js';
-import { decodeMermaidText } from '../src/canvasapi/tasks/board-mermaid.js';
+import fc from 'fast-check';
+import { flatText } from '../src/core/tools/line-text.js';
+import { decodeMermaidText, mermaidText } from '../src/canvasapi/tasks/board-mermaid.js';
 import { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
 import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
 import { boardItems, platform } from './support/sandbox-board.js';
@@ -65,6 +67,23 @@ function absoluteBox(item: J, byId: Map<string, J>): Box {
 }
 
 const writes = (sandbox: RunningSandbox, from: number) => sandbox.requests.slice(from).filter((r) => r.platform === 'canvasapi' && r.method !== 'GET');
+
+describe('platform text in Mermaid (board-mermaid.ts)', () => {
+  it('any flat text, written in a node or a caption, is read back as itself and stays one node or one label', () => {
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', '#', '|', '%', '<', '>', '`', ']', '[', ')', '(', '}', '{', ';', '-', '>', '=', '.', ':', '&', ' ', 'a', '1', 'é', '😀', '#34;', '-->', '%%', '"]', 'end', '@'), maxLength: 40 })
+      .map((raw) => flatText(raw))
+      .filter((flat) => flat.length > 0);
+    fc.assert(
+      fc.property(text, text, (node, caption) => {
+        const chart = parseMermaid(['flowchart TB', `  i1[${mermaidText(node)}]:::sticky_note`, `  i2(${mermaidText(caption)})`, `  i1 c9@-->|${mermaidText(caption)}| i2`].join('\n'), { ids: true });
+        assert.deepEqual(chart.nodes.map((n) => [n.id, decodeMermaidText(n.text)]), [['i1', node], ['i2', caption]]);
+        assert.equal(chart.nodes[0]!.className, 'sticky_note');
+        assert.deepEqual(chart.edges.map((e) => [e.id, e.from, e.to, decodeMermaidText(e.label ?? '')]), [['c9', 'i1', 'i2', caption]]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe('CanvasApi diagram round trip as text, against the sandbox', () => {
   let sandbox: RunningSandbox;

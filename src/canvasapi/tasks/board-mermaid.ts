@@ -21,7 +21,7 @@ import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import { BOARD_READS, DIAGRAM_LIMITS, MERMAID_READS } from '../task-vocabulary.js';
-import { cut } from './board-lines.js';
+import { cut, itemTextIncludes } from './board-lines.js';
 import type { BoardGet } from './board-tags.js';
 import { plainPieces, plainStart } from './text.js';
 
@@ -170,7 +170,8 @@ export async function readScope(get: BoardGet, signal: AbortSignal, request: Sco
     for (const item of all) if (DIAGRAM_TYPES.has(item.type)) members.add(item.id);
   } else {
     const query = request.query?.toLowerCase();
-    seeds = request.seeds ?? all.filter((item) => DIAGRAM_TYPES.has(item.type) && (item.id === request.query || (query !== undefined && item.text.toLowerCase().includes(query)))).map((item) => item.id);
+    // The query matches an item's ID, or its whole text as ReadBoard's query does (not only the start a node shows).
+    seeds = request.seeds ?? records.filter((record) => DIAGRAM_TYPES.has(String(record.type)) && (String(record.id) === request.query || (query !== undefined && itemTextIncludes(record, query)))).map((record) => String(record.id));
     growComponent(seeds.filter((id) => DIAGRAM_TYPES.has(byId.get(id)?.type ?? '')), connectors, byId, members);
   }
   if (members.size > DIAGRAM_LIMITS.nodes) throw tooBig(`${members.size} shapes, sticky notes, texts and cards`, request);
