@@ -33,6 +33,7 @@ const workerEntries = {
   'chunks/off-thread-worker': path.join(root, 'src', 'core', 'tools', 'off-thread-worker.ts'),
   'chunks/diagram-layout': path.join(root, 'src', 'canvasapi', 'tasks', 'diagram-layout.ts'),
   'chunks/board-render': path.join(root, 'src', 'canvasapi', 'tasks', 'board-render.ts'),
+  'chunks/board-outline-lines': path.join(root, 'src', 'canvasapi', 'tasks', 'board-outline-lines.ts'),
 };
 
 await build({

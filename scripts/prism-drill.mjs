@@ -92,12 +92,16 @@ function acceptProxy(targetPort) {
 }
 
 /** Arguments the schema alone cannot give ("exactly one of" rules, a diagram to draw), so that every task tool does its work. */
+/** A tool's arguments, or a list of them: each set is called CALLS times. */
 const GIVEN_ARGS = {
   'IncidentOps.WhoIsOnCall': { schedule_id: 'PABC123', until: '2026-12-02T00:00:00Z', at: '2026-12-01T00:00:00Z' },
   'IncidentOps.FindSimilarIncidents': { text: 'database connection timeout' },
   'IncidentOps.IncidentStats': { service_id: 'PABC123', days: 30 },
-  'CanvasApi.CreateDiagram': { mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' },
+  'CanvasApi.CreateDiagram': [{ mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' }],
   'CanvasApi.ViewBoard': { item_ids: ['3074457345618265000', '3074457345618265001'] },
+  'CanvasApi.CreateBoardLayout': [{ layout: 'kanban', sections: [{ title: 'To do', items: ['a', 'b'] }, { title: 'Done', items: ['c'] }] }],
+  // Previews only (a confirm needs the preview's token): a recolour by type, a delete by ID.
+  'CanvasApi.BulkEditItems': [{ filter: { type: 'sticky_note' }, update: { color: 'green' } }, { filter: { item_ids: ['3074457345618265000'] }, delete: true }],
 };
 
 /** A value a schema accepts, as plainly as possible (required properties only). */
@@ -143,9 +147,10 @@ async function drill(serverId, env) {
   const chosen = tools.filter((t) => !values.only || t.name.includes(values.only));
   try {
     for (const tool of chosen) {
-      const args = { ...sample(tool.inputSchema), ...GIVEN_ARGS[tool.name] };
+      const given = GIVEN_ARGS[tool.name];
       const outcomes = [];
-      for (let i = 0; i < CALLS; i++) {
+      for (const set of Array.isArray(given) ? given : [given ?? {}]) for (let i = 0; i < CALLS; i++) {
+        const args = { ...sample(tool.inputSchema), ...set };
         const started = Date.now();
         try {
           const result = await client.callTool({ name: tool.name, arguments: args }, { timeout: CALL_LIMIT_MS });

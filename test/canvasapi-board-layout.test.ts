@@ -87,7 +87,7 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
   }
 
   /** The items list leaves style out: each item's own record has it. */
-  const style = async (board: string, item: J) => (await platform(sandbox, 'GET', `/v2/boards/${board}/${item.type === 'shape' ? 'shapes' : 'sticky_notes'}/${item.id}`)).style;
+  const style = async (board: string, item: J) => (await platform(sandbox, 'GET', `/v2/boards/${board}/${({ shape: 'shapes', card: 'cards', sticky_note: 'sticky_notes' } as J)[item.type]}/${item.id}`)).style;
 
   /** Each member is in the frame, wholly inside it. */
   function assertInside(frame: J, members: J[]): void {
@@ -148,7 +148,9 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
       const data = result.data as J;
       const noteCount = input.sections.reduce((sum, s) => sum + s.items.length, 0);
       const total = noteCount + input.sections.length;
-      assert.equal(data.summary, `${total} of ${total} items (headers and notes) created in ${input.sections.length} frames.`);
+      // A kanban's items are cards (title, theme in the header's colour); the others' sticky notes.
+      const cards = layout === 'kanban';
+      assert.equal(data.summary, `${total} of ${total} items (headers and ${cards ? 'cards' : 'notes'}) created in ${input.sections.length} frames.`);
       assert.equal(data.failed, undefined);
       assert.equal(data.connector_items, undefined);
       assert.match(data.placed, /right of the 2 items read on the board/);
@@ -166,9 +168,15 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
         const members = [header];
         for (const [i, text] of section.items.entries()) {
           const note = byId.get(data.node_items[`sections[${s}].items[${i}]`]);
-          assert.equal(note.type, 'sticky_note');
-          assert.equal(decoded(note.data.content), text);
-          assert.equal((await style(board, note)).fillColor, palette[s % palette.length]![0]);
+          if (cards) {
+            assert.equal(note.type, 'card');
+            assert.equal(decoded(note.data.title), text);
+            assert.equal((await style(board, note)).cardTheme.toUpperCase(), palette[s % palette.length]![1]);
+          } else {
+            assert.equal(note.type, 'sticky_note');
+            assert.equal(decoded(note.data.content), text);
+            assert.equal((await style(board, note)).fillColor, palette[s % palette.length]![0]);
+          }
           members.push(note);
         }
         assertInside(frame, members);

@@ -12,6 +12,8 @@ import { canvasApiTaskTools } from '../src/canvasapi/tasks/index.js';
 import { incidentOpsTools } from '../src/incidentops/index.js';
 import type { CreateDiagramArgs } from '../src/canvasapi/tasks/diagram-plan.js';
 import type { CreateBoardLayoutArgs } from '../src/canvasapi/tasks/board-layout.js';
+import type { BulkEditArgs } from '../src/canvasapi/tasks/bulk-edit.js';
+import type { bulkEditItemsDefinition } from '../src/canvasapi/tasks/index.js';
 import type { createBoardLayoutDefinition, createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
 import type { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
 import type { EditDiagramArgs } from '../src/canvasapi/tasks/edit-diagram.js';
@@ -57,6 +59,7 @@ const contracts: {
   'CanvasApi.CreateDiagram arguments': true satisfies Same<InputOf<typeof createDiagramDefinition>, CreateDiagramArgs>,
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,
   'CanvasApi.CreateBoardLayout arguments': true satisfies Same<InputOf<typeof createBoardLayoutDefinition>, CreateBoardLayoutArgs>,
+  'CanvasApi.BulkEditItems arguments': true satisfies Same<InputOf<typeof bulkEditItemsDefinition>, BulkEditArgs>,
   'CanvasApi.EditDiagram arguments': true satisfies Same<InputOf<typeof editDiagramDefinition>, EditDiagramArgs>,
 };
 

@@ -17,6 +17,9 @@ export const CANVASAPI_SKILLS: readonly SkillText[] = [
    \`frame_id\`, \`item_types\` (e.g. ["sticky_note"]), \`query\` (text or tag title, any case) and
    \`max_items\`; when the answer has \`next_page\`, call again with its \`cursor\` and \`offset\`. A
    \`partial\` list says what an answer does not cover; \`counts: true\` counts a big board by type.
+   To understand a board before changing it, \`CanvasApi.ReadBoard { board_id, format: "outline" }\`
+   answers it as a whole: frames in reading order, sticky-note clusters, flows along connectors,
+   overlaps, items outside frames, and what is ambiguous.
    ReadBoard is listed by the \`everyday\` profile and the \`tasks\` toolset, and found with
    \`FindTools\` in meta mode.
 3. Without ReadBoard (profile \`all\`): \`CanvasApi.RetrieveBoardInfo\`, then

@@ -93,7 +93,6 @@ export const BOARD_READS = {
 } as const;
 
 interface ReadBoardReadArgs {
-  format?: string | undefined;
   frame_id?: string | undefined;
   item_types?: readonly string[] | undefined;
   query?: string | undefined;
@@ -101,6 +100,7 @@ interface ReadBoardReadArgs {
   offset?: number | undefined;
   cursor?: string | undefined;
   counts?: boolean | undefined;
+  format?: string | undefined;
 }
 
 /** Item pages one call may read: enough for its items (and the ones skipped to reach `offset`), plus a scan for filters. */
@@ -112,10 +112,29 @@ export function itemPagesFor(args: ReadBoardReadArgs): number {
   return Math.min(BOARD_READS.maxItemPages, Math.ceil((skipped + answered) / BOARD_READS.pageSize) + 1 + (filtered ? BOARD_READS.filterScanPages : 0));
 }
 
+/**
+ * ReadBoard's outline (`format: "outline"`, tasks/board-outline-read.ts): the whole board (or a
+ * frame) up to `maxItems` items, and the colours of at most `styleReads` sticky notes (one GET
+ * each, `styleConcurrency` at a time).
+ */
+export const OUTLINE_READS = { maxItems: READ_LIMITS.maxItems, styleReads: 40, styleConcurrency: 4 } as const;
+
+/** Item pages the outline reads: as many as `maxItems` fill, within ReadBoard's cap. */
+export function outlineItemPages(maxItems: number): number {
+  return Math.min(BOARD_READS.maxItemPages, Math.ceil(maxItems / BOARD_READS.pageSize));
+}
+
+/** The outline's budget: the board, the frame or the frames, its item pages, the connectors, the tag list's first page, the tags, the colours. */
+function outlineBudget(args: ReadBoardReadArgs): number {
+  const maxItems = args.max_items ?? OUTLINE_READS.maxItems;
+  return 1 + (args.frame_id ? 1 : BOARD_READS.framePages) + outlineItemPages(maxItems) + BOARD_READS.connectorPages(maxItems) + 1 + BOARD_READS.tagRequests + OUTLINE_READS.styleReads;
+}
+
 /** ReadBoard's budget: the sum of what each of its reads may take. */
 export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; keptBytes: number } {
   if (args.format === 'mermaid') return { requests: MERMAID_READS.requests, keptBytes: BOARD_READS.keptBytes };
   const reads = BOARD_READS;
+  if (args.format === 'outline') return { requests: outlineBudget(args), keptBytes: reads.keptBytes };
   const requests =
     1 + // the board
     (args.frame_id ? 1 : reads.framePages) +
@@ -181,6 +200,39 @@ export function createBoardLayoutBudget(args: { layout?: string; sections?: read
   const placing = args.origin_x === undefined && args.origin_y === undefined ? PLACE_READS.pages : 0;
   const requests = frames + Math.ceil((sections + releases + items) / DIAGRAM_BULK_SIZE) + placing;
   return { requests, wallMs: Math.min(115_000, 45_000 + 250 * requests) };
+}
+
+/**
+ * CanvasApi.BulkEditItems (tasks/bulk-edit.ts): `maxItems` changed or deleted in one call (more
+ * matches are refused before anything is written, with their count); `scanPages` pages of 50 of
+ * the list the filter starts from (1,000 items); `styleReads` GETs of the items' own records when
+ * colour matters (the items list has no style); the board's tags, `tagPages` pages of 50.
+ */
+export const BULK_LIMITS = { maxItems: 100, scanPages: 20, styleReads: 200, tagPages: 4, tagsPerChange: 8, textChars: 6_000, findChars: 200 } as const;
+
+interface BulkEditBudgetArgs {
+  filter?: { item_ids?: readonly string[] | undefined; tag?: string | undefined; color?: string | undefined } | undefined;
+  update?: { color?: string | undefined; add_tags?: readonly string[] | undefined; remove_tags?: readonly string[] | undefined } | undefined;
+  delete?: boolean | undefined;
+  confirm?: string | undefined;
+}
+
+/**
+ * BulkEditItems' budget: its reads (the tags, the filter's list or the named items, the items'
+ * own records when colour matters, their tags when tags change) and, only with `confirm`, its
+ * writes (a PATCH or DELETE per item, a request per tag attached or removed): a preview can write nothing.
+ */
+export function bulkEditBudget(args: BulkEditBudgetArgs): { requests: number; wallMs: number } {
+  const limits = BULK_LIMITS;
+  const tagChanges = (args.update?.add_tags?.length ?? 0) + (args.update?.remove_tags?.length ?? 0);
+  const reads =
+    (args.filter?.tag !== undefined || tagChanges > 0 ? limits.tagPages : 0) +
+    (args.filter?.item_ids && args.filter.tag === undefined ? args.filter.item_ids.length : limits.scanPages) +
+    (args.filter?.color !== undefined || args.update?.color !== undefined ? limits.styleReads : 0) +
+    (tagChanges > 0 ? limits.maxItems : 0);
+  const writes = args.confirm === undefined ? 0 : limits.maxItems * (args.delete ? 1 : 1 + tagChanges);
+  const requests = reads + writes;
+  return { requests, wallMs: Math.min(115_000, 45_000 + 50 * requests) };
 }
 
 /**

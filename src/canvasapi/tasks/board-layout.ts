@@ -1,6 +1,7 @@
 /**
  * CanvasApi.CreateBoardLayout: a workshop board from lists of text, in one call. Each section is
- * a frame with a header (a coloured rectangle) and its items as sticky notes in rows; the frames
+ * a frame with a header (a coloured rectangle) and its items as sticky notes in rows (a kanban's as
+ * cards in a column); the frames
  * are arranged by layout (retro and kanban side by side, 2×2 and SWOT two by two, brainstorm
  * clusters in a square grid). A story map is a backbone frame of activities over their steps, then
  * a frame per release with its stories under their steps. The layout is simple grid arithmetic; the drawing is CreateDiagram's
@@ -28,6 +29,8 @@ export interface CreateBoardLayoutArgs {
 }
 
 const NOTE = 200;
+/** A kanban card: the platform's default size, one line of title and room for a second. */
+const CARD = { width: 320, height: 94 } as const;
 /** A square sticky note is drawn taller than wide (228 by 199 on the platform): rows leave room for it. */
 const NOTE_HEIGHT = Math.ceil((NOTE * 228) / 199);
 const GAP = 40;
@@ -35,23 +38,31 @@ const PADDING = 40;
 const HEADER_HEIGHT = 100;
 const FRAME_GAP = 120;
 
-/** Per layout: the section counts allowed, notes per row in a section, frames per row, and the colours in order (sticky colour, header fill). */
-const SHAPES: Record<Exclude<BoardLayoutName, 'story_map'>, { sections: [number, number]; perRow: number; framesPerRow: (n: number) => number; colours: [string, string][] }> = {
+/**
+ * Per layout: the section counts allowed, what an item is (a sticky note, or a kanban's card),
+ * items per row in a section, frames per row, and the colours in order (sticky colour, header
+ * fill; a card's theme is its header's fill).
+ */
+const SHAPES: Record<Exclude<BoardLayoutName, 'story_map'>, { sections: [number, number]; item?: 'card'; perRow: number; framesPerRow: (n: number) => number; colours: [string, string][] }> = {
   retro: { sections: [3, 4], perRow: 2, framesPerRow: (n) => n, colours: [['light_green', '#C9DF56'], ['light_pink', '#F16C7F'], ['light_blue', '#6CD8FA'], ['yellow', '#FFDC4A']] },
-  kanban: { sections: [2, LAYOUT_LIMITS.sections], perRow: 1, framesPerRow: (n) => n, colours: [['gray', '#C4C4C4'], ['light_blue', '#6CD8FA'], ['yellow', '#FFDC4A'], ['light_green', '#C9DF56']] },
+  kanban: { sections: [2, LAYOUT_LIMITS.sections], item: 'card', perRow: 1, framesPerRow: (n) => n, colours: [['gray', '#C4C4C4'], ['light_blue', '#6CD8FA'], ['yellow', '#FFDC4A'], ['light_green', '#C9DF56']] },
   two_by_two: { sections: [4, 4], perRow: 3, framesPerRow: () => 2, colours: [['light_green', '#C9DF56'], ['light_blue', '#6CD8FA'], ['yellow', '#FFDC4A'], ['light_pink', '#F16C7F']] },
   swot: { sections: [4, 4], perRow: 3, framesPerRow: () => 2, colours: [['light_green', '#C9DF56'], ['light_pink', '#F16C7F'], ['light_blue', '#6CD8FA'], ['orange', '#FF9D48']] },
   brainstorm: { sections: [1, LAYOUT_LIMITS.sections], perRow: 3, framesPerRow: (n) => Math.ceil(Math.sqrt(n)), colours: [['yellow', '#FFDC4A'], ['light_blue', '#6CD8FA'], ['light_green', '#C9DF56'], ['light_pink', '#F16C7F'], ['violet', '#B384BB'], ['orange', '#FF9D48']] },
 };
 
-const WORDING: ReportWording = {
-  summary: (created, total) => `${created} of ${total} items (headers and notes) created`,
-  connectors: false,
-  nextStep: {
-    mayExist: 'Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before adding them again. Add only what is missing (CanvasApi.CreateDiagram nodes with shape sticky_note and origin_x/origin_y in the frame\'s area), never this whole layout again.',
-    safe: 'Nothing listed as failed or not sent exists: add only those (CanvasApi.CreateDiagram nodes with shape sticky_note and origin_x/origin_y in the frame\'s area), never this whole layout again.',
-  },
-};
+/** The report's words: what the items are, and how to add only what is missing (cards are the contract's card tool's). */
+function wordingFor(item: 'sticky_note' | 'card'): ReportWording {
+  const addMissing = item === 'card' ? 'CanvasApi.AddCardToCanvasBoard with parent_id the frame' : 'CanvasApi.CreateDiagram nodes with shape sticky_note and origin_x/origin_y in the frame\'s area';
+  return {
+    summary: (created, total) => `${created} of ${total} items (headers and ${item === 'card' ? 'cards' : 'notes'}) created`,
+    connectors: false,
+    nextStep: {
+      mayExist: `Items marked may_exist may be on the board: read it (CanvasApi.ReadBoard with query) before adding them again. Add only what is missing (${addMissing}), never this whole layout again.`,
+      safe: `Nothing listed as failed or not sent exists: add only those (${addMissing}), never this whole layout again.`,
+    },
+  };
+}
 
 /** The story map's colours: activities (header fill), steps and stories (sticky colours), release headers. */
 const STORY_MAP = { activity: '#FF9D48', step: 'light_blue', story: 'yellow', release: '#C4C4C4' } as const;
@@ -136,9 +147,10 @@ export function layOutStoryMap(args: CreateBoardLayoutArgs): { plan: Plan; place
 export function layOutBoard(args: CreateBoardLayoutArgs, layout: Exclude<BoardLayoutName, 'story_map'>): { plan: Plan; placed: Placed[]; frameBoxes: FrameBox[] } {
   const shape = SHAPES[layout];
   const perRow = shape.perRow;
-  const innerWidth = perRow * NOTE + (perRow - 1) * GAP;
+  const item = shape.item === 'card' ? { kind: 'card', ...CARD } : { kind: 'sticky_note', width: NOTE, height: NOTE_HEIGHT };
+  const innerWidth = perRow * item.width + (perRow - 1) * GAP;
   const frameWidth = innerWidth + 2 * PADDING;
-  const heightOf = (items: number) => PADDING + HEADER_HEIGHT + GAP + Math.max(1, Math.ceil(items / perRow)) * (NOTE_HEIGHT + GAP) + PADDING - GAP;
+  const heightOf = (items: number) => PADDING + HEADER_HEIGHT + GAP + Math.max(1, Math.ceil(items / perRow)) * (item.height + GAP) + PADDING - GAP;
   const framesPerRow = shape.framesPerRow(args.sections.length);
   // Frames in one row share the tallest's height, so the rows line up.
   const rowHeights: number[] = [];
@@ -163,11 +175,11 @@ export function layOutBoard(args: CreateBoardLayoutArgs, layout: Exclude<BoardLa
     nodes.push(header);
     placed.push({ node: header, x: left + frameWidth / 2, y: top + PADDING + HEADER_HEIGHT / 2, width: innerWidth, height: HEADER_HEIGHT });
     section.items.forEach((text, at) => {
-      const node: PlanNode = { id: `sections[${index}].items[${at}]`, text, shape: 'sticky_note', color: sticky, frame: index };
+      const node: PlanNode = { id: `sections[${index}].items[${at}]`, text, shape: item.kind, color: item.kind === 'card' ? fill : sticky, frame: index };
       nodes.push(node);
-      const x = left + PADDING + (at % perRow) * (NOTE + GAP) + NOTE / 2;
-      const y = top + PADDING + HEADER_HEIGHT + GAP + Math.floor(at / perRow) * (NOTE_HEIGHT + GAP) + NOTE_HEIGHT / 2;
-      placed.push({ node, x, y, width: NOTE, height: NOTE_HEIGHT });
+      const x = left + PADDING + (at % perRow) * (item.width + GAP) + item.width / 2;
+      const y = top + PADDING + HEADER_HEIGHT + GAP + Math.floor(at / perRow) * (item.height + GAP) + item.height / 2;
+      placed.push({ node, x, y, width: item.width, height: item.height });
     });
   });
   const plan: Plan = { nodes, edges: [], layout: 'grid', frames, framesAreGroups: true, existing: [], bare: new Map(), notes: [], source: 'nodes' };
@@ -177,5 +189,6 @@ export function layOutBoard(args: CreateBoardLayoutArgs, layout: Exclude<BoardLa
 export async function createBoardLayout(args: CreateBoardLayoutArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   const layout = refuseBad(args);
   const { plan, placed, frameBoxes } = layout === 'story_map' ? layOutStoryMap(args) : layOutBoard(args, layout);
-  return drawLaidOut(args, plan, { placed, frameBoxes, leftOut: [] }, context, { wording: WORDING });
+  const wording = wordingFor(layout !== 'story_map' && SHAPES[layout].item === 'card' ? 'card' : 'sticky_note');
+  return drawLaidOut(args, plan, { placed, frameBoxes, leftOut: [] }, context, { wording });
 }

@@ -50,6 +50,8 @@ export interface PictureConnector {
   width: number;
   startCap: string;
   endCap: string;
+  /** Drawn dashed (the platform's strokeStyle dashed or dotted). */
+  dashed?: boolean;
   caption?: string;
 }
 
@@ -245,6 +247,7 @@ export function toPictureConnectors(records: readonly Json[], items: readonly Pi
       width: num(style.strokeWidth) ?? 2,
       startCap: typeof style.startStrokeCap === 'string' ? style.startStrokeCap : 'none',
       endCap: typeof style.endStrokeCap === 'string' ? style.endStrokeCap : 'stealth',
+      ...(style.strokeStyle === 'dashed' || style.strokeStyle === 'dotted' ? { dashed: true } : {}),
       ...(caption ? { caption } : {}),
     });
   }
@@ -623,13 +626,53 @@ function arrowHead(tip: PicturePoint, from: PicturePoint, size: number, colour: 
   return `<path d="M${r2(tip.x)},${r2(tip.y)}L${r2(l.x)},${r2(l.y)}L${r2(r.x)},${r2(r.y)}Z" fill="${colour}"/>`;
 }
 
+/**
+ * A cap other than an arrowhead, as the platform draws it: a hollow triangle (UML inheritance),
+ * diamonds (aggregation, composition), circles, and the ERD marks (bars, circle, crow's foot);
+ * undefined for the arrowheads (stealth, arrow, ...), drawn by arrowHead.
+ */
+function capSvg(kind: string, tip: PicturePoint, from: PicturePoint, size: number, colour: string, width: number): string | undefined {
+  const angle = Math.atan2(tip.y - from.y, tip.x - from.x);
+  // A point `back` along the line from the tip, `side` across it.
+  const at = (back: number, side = 0) => `${r2(tip.x - back * Math.cos(angle) - side * Math.sin(angle))},${r2(tip.y - back * Math.sin(angle) + side * Math.cos(angle))}`;
+  const stroke = `stroke="${colour}" stroke-width="${r2(width)}"`;
+  const bar = (back: number) => `<path d="M${at(back, size / 2)}L${at(back, -size / 2)}" ${stroke}/>`;
+  const ring = (back: number, r: number) => { const [cx, cy] = at(back).split(','); return `<circle cx="${cx}" cy="${cy}" r="${r2(r)}" fill="#ffffff" ${stroke}/>`; };
+  const foot = `<path d="M${at(0, size / 2)}L${at(size)}L${at(0, -size / 2)}M${at(0)}L${at(size)}" fill="none" ${stroke}/>`;
+  switch (kind) {
+    case 'triangle':
+      return `<path d="M${at(0)}L${at(size, size / 2)}L${at(size, -size / 2)}Z" fill="#ffffff" ${stroke}/>`;
+    case 'diamond':
+    case 'filled_diamond':
+      return `<path d="M${at(0)}L${at(size / 2, size / 3)}L${at(size)}L${at(size / 2, -size / 3)}Z" fill="${kind === 'diamond' ? '#ffffff' : colour}" ${stroke}/>`;
+    case 'oval':
+    case 'filled_oval':
+      return ring(size / 3, size / 3).replace('fill="#ffffff"', `fill="${kind === 'oval' ? '#ffffff' : colour}"`);
+    case 'erd_one':
+      return bar(size / 2);
+    case 'erd_only_one':
+      return bar(size / 2) + bar(size * 0.8);
+    case 'erd_zero_or_one':
+      return bar(size / 2) + ring(size * 1.1, size / 4);
+    case 'erd_many':
+      return foot;
+    case 'erd_one_or_many':
+      return foot + bar(size * 1.2);
+    case 'erd_zero_or_many':
+      return foot + ring(size * 1.35, size / 4);
+    default:
+      return undefined;
+  }
+}
+
 function connectorSvg(c: PictureConnector, X: (x: number) => number, Y: (y: number) => number, scale: number): string {
   const { d, mid, points } = connectorGeometry(c, X, Y);
   const width = Math.max(1.5, c.width * scale);
   const head = Math.max(10, 14 * scale);
-  const parts = [`<path d="${d}" fill="none" stroke="${c.color}" stroke-width="${r2(width)}"/>`];
-  if (c.endCap !== 'none') parts.push(arrowHead(points[points.length - 1]!, points[points.length - 2]!, head, c.color));
-  if (c.startCap !== 'none') parts.push(arrowHead(points[0]!, points[1]!, head, c.color));
+  const parts = [`<path d="${d}" fill="none" stroke="${c.color}" stroke-width="${r2(width)}"${c.dashed ? ` stroke-dasharray="${r2(width * 4)} ${r2(width * 3)}"` : ''}/>`];
+  const cap = (kind: string, tip: PicturePoint, from: PicturePoint) => capSvg(kind, tip, from, head, c.color, width) ?? arrowHead(tip, from, head, c.color);
+  if (c.endCap !== 'none') parts.push(cap(c.endCap, points[points.length - 1]!, points[points.length - 2]!));
+  if (c.startCap !== 'none') parts.push(cap(c.startCap, points[0]!, points[1]!));
   if (c.caption && drawableText(c.caption)) {
     const size = Math.max(10, Math.min(14, 14 * scale));
     const label = wrapText(drawableText(c.caption), 200, size, 1)[0] ?? '';

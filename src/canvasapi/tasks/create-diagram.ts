@@ -26,6 +26,7 @@ import type { BoardGet } from './board-tags.js';
 import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
+import { BOX_FONT, NEAR_END, NEAR_START, spreadEnds } from './mermaid-boxes.js';
 
 type Json = Record<string, unknown>;
 
@@ -110,6 +111,11 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
   // Bare item IDs first: they decide which edges shape the layout.
   const { known, notes: readAsItems } = await lookUpBare(plan, get, context.signal);
   const laidOut = await layOut(plan, context.signal);
+  // Class and ER relations meet their boxes spread along the sides (mermaid-boxes.ts).
+  if (plan.edges.some((edge) => edge.caps) && plan.layout !== 'grid') {
+    const ends = spreadEnds(plan.edges, new Map(laidOut.placed.map((p) => [p.node.id, p])), plan.layout);
+    plan.edges.forEach((edge, index) => (edge.ends = ends[index]));
+  }
   return drawLaidOut(args, plan, laidOut, context, { known, readAsItems });
 }
 
@@ -277,12 +283,19 @@ function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>):
     ...(edge.stroke === 'thick' ? { strokeWidth: '4' } : {}),
     ...(edge.arrows === 'none' ? { endStrokeCap: 'none' } : {}),
     ...(edge.arrows === 'both' ? { startStrokeCap: 'stealth' } : {}),
+    ...(edge.caps ? { startStrokeCap: edge.caps.start, endStrokeCap: edge.caps.end } : {}),
   };
+  // The label in the middle; cardinalities near their ends (class relations).
+  const captions = [
+    ...(edge.label ? [{ content: escapeHtml(edge.label) }] : []),
+    ...(edge.endLabels?.start ? [{ content: escapeHtml(edge.endLabels.start), position: NEAR_START }] : []),
+    ...(edge.endLabels?.end ? [{ content: escapeHtml(edge.endLabels.end), position: NEAR_END }] : []),
+  ];
   return {
-    startItem: { id: itemId(edge.from), snapTo: snaps[0] },
-    endItem: { id: itemId(edge.to), snapTo: snaps[1] },
+    startItem: { id: itemId(edge.from), ...(edge.ends ? { position: edge.ends.start } : { snapTo: snaps[0] }) },
+    endItem: { id: itemId(edge.to), ...(edge.ends ? { position: edge.ends.end } : { snapTo: snaps[1] }) },
     shape: plan.layout === 'grid' ? 'curved' : 'elbowed',
-    ...(edge.label ? { captions: [{ content: escapeHtml(edge.label) }] } : {}),
+    ...(captions.length ? { captions } : {}),
     ...(Object.keys(style).length ? { style } : {}),
   };
 }
@@ -409,13 +422,20 @@ function idOf(record: unknown): string {
 
 function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent: string | undefined }): Json {
   const parent = where.parent ? { parent: { id: where.parent } } : {};
+  // A card's text is its title, its colour the theme (its border); CreateBoardLayout's kanban makes them.
+  if (p.node.shape === 'card') {
+    return { type: 'card', data: { title: escapeHtml(p.node.text) }, ...(p.node.color ? { style: { cardTheme: p.node.color } } : {}), position: where.position, geometry: { width: p.width, height: p.height }, ...parent };
+  }
   if (p.node.shape === 'sticky_note') {
     return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position: where.position, geometry: { width: p.width }, ...parent };
   }
+  // Class and ER boxes: their HTML, set top left at the font size they were sized for.
+  const boxStyle = p.node.html !== undefined ? { textAlign: 'left', textAlignVertical: 'top', fontSize: String(BOX_FONT) } : {};
+  const style = { ...(p.node.color ? { fillColor: p.node.color } : {}), ...boxStyle };
   return {
     type: 'shape',
-    data: { content: escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },
-    ...(p.node.color ? { style: { fillColor: p.node.color } } : {}),
+    data: { content: p.node.html ?? escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },
+    ...(Object.keys(style).length ? { style } : {}),
     position: where.position,
     geometry: { width: p.width, height: p.height },
     ...parent,
@@ -439,8 +459,10 @@ function diagramView(plan: Plan, placed: Placed[], frameBoxes: FrameBox[], ancho
     const id = drawn.itemOf.get(p.node.id);
     if (id === undefined) continue;
     const sticky = p.node.shape === 'sticky_note';
+    const card = p.node.shape === 'card';
     const fill = colourOf(p.node.color, sticky ? STICKY_COLORS.light_yellow : undefined);
-    items.push({ id, type: sticky ? 'sticky_note' : 'shape', x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(sticky ? {} : { shape: p.node.shape ?? 'round_rectangle' }), ...(fill ? { fill } : {}) });
+    const type = sticky ? 'sticky_note' : card ? 'card' : 'shape';
+    items.push({ id, type, x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(type === 'shape' ? { shape: p.node.shape ?? 'round_rectangle' } : {}), ...(fill ? { fill } : {}) });
   }
   const records = plan.edges.flatMap((edge, index) => {
     const id = drawn.connectorOf[index];
@@ -450,7 +472,7 @@ function diagramView(plan: Plan, placed: Placed[], frameBoxes: FrameBox[], ancho
   return boardViewData(items, toPictureConnectors(records, items), linkTemplate);
 }
 
-const sizeOf = (node: PlanNode) => (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);
+const sizeOf = (node: PlanNode) => node.size ?? (node.shape === 'sticky_note' ? STICKY_SIZE : SHAPE_SIZE);
 
 /**
  * Centres and sizes relative to the diagram's top-left corner, its frames' boxes, and the edges

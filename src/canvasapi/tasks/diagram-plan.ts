@@ -7,6 +7,7 @@
 import { ToolError, type InputIssue } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
 import { parseMermaid, MermaidError, type MermaidDirection } from './mermaid.js';
+import { boxesKind, boxesPlanParts } from './mermaid-boxes.js';
 import { BARE_ITEM_ID, DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX, EXTEND_READS, STICKY_COLORS } from '../task-vocabulary.js';
 
 /** CreateDiagram's checked input (the definition is in index.ts). */
@@ -32,6 +33,9 @@ export interface PlanNode {
   color?: string;
   /** The frame it is drawn in, by index in `frames`. */
   frame?: number;
+  /** Class and ER boxes: the content as sent (HTML, set top left) and the size that fits it. */
+  html?: string;
+  size?: { width: number; height: number };
 }
 
 export interface PlanEdge {
@@ -41,6 +45,11 @@ export interface PlanEdge {
   label?: string;
   stroke?: 'normal' | 'dotted' | 'thick';
   arrows?: 'end' | 'none' | 'both';
+  /** Class and ER relations: the platform's cap at each end, and captions near each end (cardinalities). */
+  caps?: { start: string; end: string };
+  endLabels?: { start?: string; end?: string };
+  /** Where it meets each box (relative positions), set once the boxes are laid out. */
+  ends?: { start: { x: string; y: string }; end: { x: string; y: string } };
 }
 
 export interface Plan {
@@ -139,6 +148,9 @@ function mermaidPlan(args: CreateDiagramArgs, text: string): Plan {
   if (args.edges !== undefined) issues.push({ parameter: 'edges', problem: 'goes with nodes; with mermaid, write the edges in the text' });
   if (args.layout !== undefined) issues.push({ parameter: 'layout', problem: 'leave it out with mermaid: the first line\'s direction decides (flowchart TD, LR, BT, RL)' });
   if (issues.length) throw ToolError.invalidInput(issues);
+  // Class and ER diagrams (mermaid-boxes.ts); any other first line is read as a flowchart's.
+  const boxes = boxesKind(text);
+  if (boxes) return boxesPlan(args, text, boxes);
   let chart;
   try {
     chart = parseMermaid(text);
@@ -162,6 +174,32 @@ function mermaidPlan(args: CreateDiagramArgs, text: string): Plan {
   };
   const lineOf = { node: chart.nodes.map((n) => n.line), edge: chart.edges.map((e) => e.line) };
   checkGraph(plan, (kind, index, field) => ({ parameter: 'mermaid', prefix: lineOf[kind][index] === undefined ? '' : `line ${lineOf[kind][index]}: ${kind === 'node' ? `node ${plan.nodes[index]!.id}` : `the edge ${plan.edges[index]!.from} -> ${plan.edges[index]!.to}`}${field ? `'s ${field}` : ''} ` }));
+  return plan;
+}
+
+/** A class or ER diagram's plan: boxes sized to their fields, relations with their caps, namespaces as frames. */
+function boxesPlan(args: CreateDiagramArgs, text: string, kind: 'class' | 'er'): Plan {
+  let parts;
+  try {
+    parts = boxesPlanParts(text, kind);
+  } catch (error) {
+    if (error instanceof MermaidError) throw ToolError.invalidInput(error.problems.map((problem) => ({ parameter: 'mermaid', problem })));
+    throw error;
+  }
+  if (args.frame_title && parts.frames.length) throw ToolError.invalidInput([{ parameter: 'frame_title', problem: 'leave it out: each namespace is drawn as a frame of its own, and frames do not nest' }]);
+  const plan: Plan = {
+    nodes: parts.nodes.map(({ line: _, frame, ...node }) => ({ ...node, ...(args.frame_title ? { frame: 0 } : frame !== undefined ? { frame } : {}) })),
+    edges: parts.edges.map(({ line: _, ...edge }) => edge),
+    layout: parts.layout,
+    frames: args.frame_title ? [{ title: args.frame_title }] : parts.frames,
+    framesAreGroups: !args.frame_title,
+    existing: [],
+    bare: new Map(),
+    notes: parts.notes,
+    source: 'mermaid',
+  };
+  const what = kind === 'class' ? 'class' : 'entity';
+  checkGraph(plan, (k, index, field) => ({ parameter: 'mermaid', prefix: `line ${k === 'node' ? parts.nodes[index]?.line ?? 1 : parts.edges[index]!.line}: ${k === 'node' ? `${what} ${plan.nodes[index]?.id ?? ''}` : `the relation ${plan.edges[index]!.from} -> ${plan.edges[index]!.to}`}${field ? `'s ${field}` : ''} ` }));
   return plan;
 }
 

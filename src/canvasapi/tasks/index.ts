@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { BOARD_LAYOUTS, createBoardLayoutBudget, editDiagramBudget, createDiagramBudget, DIAGRAM_LIMITS, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
+import { BOARD_LAYOUTS, BULK_LIMITS, bulkEditBudget, createBoardLayoutBudget, createDiagramBudget, DIAGRAM_LIMITS, editDiagramBudget, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -36,7 +36,7 @@ const readBoardInput = () =>
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
     // Explained where it matters: a partial answer's note says what it does.
     counts: z.boolean().optional(),
-    format: z.enum(['items', 'mermaid']).optional().describe("mermaid: frame_id or query's linked shapes, editable"),
+    format: z.enum(['items', 'outline', 'mermaid']).optional().describe("outline: reading order, clusters, flows, what is unclear; mermaid: frame_id or query's linked shapes, editable"),
   });
 
 const createDiagramInput = () =>
@@ -94,6 +94,41 @@ const viewBoardInput = () =>
     max_side: z.number().int().refine((n) => n >= VIEW_LIMITS.minLongSidePx && n <= VIEW_LIMITS.maxLongSidePx, { message: `must be from ${VIEW_LIMITS.minLongSidePx} to ${VIEW_LIMITS.maxLongSidePx}` }).optional().describe(`px, default ${VIEW_LIMITS.defaultLongSidePx}`),
     number_items: z.boolean().optional().describe('numbers drawn on items, listed with their IDs'),
   });
+
+// BulkEditItems: one change or a delete on what a filter matches; a preview unless confirm is given.
+const bulkEditInput = () =>
+  z
+    .strictObject({
+      board_id: boardId(),
+      filter: z
+        .strictObject({
+          item_ids: genericCap(z.array(itemId()).max(BULK_LIMITS.maxItems).refine((ids) => ids.length > 0, { message: 'must name at least one item' })).optional(),
+          type: oneOf(ITEM_TYPES, 'an item type').optional(),
+          frame_id: itemId().optional(),
+          tag: text(120).trim().min(1).optional().describe('title'),
+          text: text(BULK_LIMITS.findChars).trim().min(1).optional().describe('contained, any case'),
+          color: text(30).trim().min(1).optional(),
+        })
+        .refine((f) => Object.values(f).some((v) => v !== undefined), { message: 'must give at least one of item_ids, type, frame_id, tag, text, color' }),
+      update: z
+        .strictObject({
+          move_by: z.strictObject({ dx: z.number().refine((n) => Math.abs(n) <= 1e6, { message: 'must be within 1e6' }), dy: z.number().refine((n) => Math.abs(n) <= 1e6, { message: 'must be within 1e6' }) }).optional(),
+          color: text(30).trim().min(1).optional().describe('#RRGGBB; sticky notes: yellow, blue...'),
+          add_tags: genericCap(z.array(text(120).trim().min(1)).max(BULK_LIMITS.tagsPerChange)).optional().describe('titles'),
+          remove_tags: genericCap(z.array(text(120).trim().min(1)).max(BULK_LIMITS.tagsPerChange)).optional(),
+          width: z.number().refine((n) => n > 0 && n <= 1e6, { message: 'must be from 0 to 1e6' }).optional(),
+          height: z.number().refine((n) => n > 0 && n <= 1e6, { message: 'must be from 0 to 1e6' }).optional(),
+          text: text(BULK_LIMITS.textChars).optional(),
+          replace_text: z.strictObject({ find: text(BULK_LIMITS.findChars).min(1), with: text(BULK_LIMITS.findChars) }).optional(),
+        })
+        .refine((u) => Object.values(u).some((v) => v !== undefined), { message: 'must give at least one change' })
+        .optional(),
+      delete: z.literal(true).optional(),
+      confirm: text(100).trim().min(1).optional().describe("the preview's token"),
+    })
+    .superRefine((args, ctx) => {
+      if ((args.update === undefined) === (args.delete === undefined)) ctx.addIssue({ code: 'custom', path: [args.update ? 'delete' : 'update'], message: 'give update (the change) or delete: true, exactly one of them' });
+    });
 
 const editDiagramInput = () =>
   z.strictObject({
@@ -155,7 +190,7 @@ function diagramItems(answer: Record<string, unknown> | undefined): Record<strin
 const createBoardLayout = taskTool(boardLayoutInput, {
   name: 'CanvasApi.CreateBoardLayout',
   title: 'Lay out a workshop board',
-  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes. Answers item IDs per input; failures say if a retry is safe.',
+  description: 'A retro, kanban, story map, 2x2, SWOT or brainstorm board from lists of text: a frame per section, coloured header, sticky notes (kanban: cards). Answers item IDs per input; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createBoardLayoutBudget,
   view: 'board',
@@ -172,6 +207,16 @@ const viewBoard = taskTool(viewBoardInput, {
   view: 'board',
   auditTargets: (args) => ({ board_id: args.board_id, frame_id: args.frame_id }),
   handler: async (args, context) => (await import('./view-board-call.js')).viewBoard(args, context),
+});
+
+const bulkEditItems = taskTool(bulkEditInput, {
+  name: 'CanvasApi.BulkEditItems',
+  title: 'Edit or delete matching items',
+  description: 'Moves, recolours, retags, resizes, re-texts or deletes the items a filter matches (at most 100). Without confirm: a preview and a token; the same arguments with confirm apply exactly that, unless the board changed.',
+  hints: hintsFor('delete'),
+  budget: bulkEditBudget,
+  auditTargets: (args, answer) => ({ board_id: args.board_id, ...(args.filter.frame_id ? { frame_id: args.filter.frame_id } : {}), ...(Array.isArray(answer?.updated) ? { updated_ids: answer.updated } : {}), ...(Array.isArray(answer?.deleted) ? { deleted_ids: answer.deleted } : {}) }),
+  handler: async (args, context) => (await import('./bulk-edit.js')).bulkEditItems(args, context),
 });
 
 const editDiagram = taskTool(editDiagramInput, {
@@ -194,6 +239,6 @@ function editedItems(answer: Record<string, unknown> | undefined): Record<string
   return { ...(created.length ? { created_ids: created } : {}), ...(updated.length ? { updated_ids: updated } : {}), ...(deleted.length ? { deleted_ids: deleted } : {}) };
 }
 
-export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, editDiagram];
+export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, bulkEditItems, editDiagram];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
-export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition, editDiagram as editDiagramDefinition };
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition, bulkEditItems as bulkEditItemsDefinition, editDiagram as editDiagramDefinition };

@@ -13,6 +13,14 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'frames[]': 'ID "title" x,y wxh',
     'items[]': 'ID type x,y wxh [frame "title"] [#"tag" ...]: "text"',
     'connectors[]': 'ID: from ["text"] -> to ["text"] [caption "caption"]',
+    // format: "outline" (board-outline-lines.ts).
+    'outline.frames[]': 'ID "title" left,top to right,bottom: N type, ...|empty[; texts: ID "text", ...[, +N more]]',
+    'outline.open_board': '[outside frames: ]N type, ...[; texts: ID "text", ...[, +N more]]',
+    'outline.clusters[]': 'in ID|on the board N notes left,top to right,bottom [colour(s) [of N of N notes:] name, ...] [#"tag" ...]: ID "text", ...[, +N more]',
+    'outline.flows[]': 'ID "text" -> ID "text" -["caption"]-> ID ... [(joins)|(cycle)]',
+    'outline.overlaps[]': 'ID "text" type and ID "text" type',
+    'outline.outside_frames[]': 'ID "text" type [left,top to right,bottom]',
+    'outline.ambiguous[]': 'a sentence of the server\'s, naming items as ID "text"',
     // format "mermaid" (board-mermaid.ts): texts in Mermaid's quotes, with " \\ # | % < > ` as #<code>;.
     'mermaid[]': '%% toolservers board=ID frame=ID|seeds=ID,... read=TIME state=HEX | flowchart TB|LR | iID<bracket>"text"<bracket>[:::type] | iID cID@--> [|"caption"|] iID',
   },
@@ -35,9 +43,16 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
   },
   // Area, scale and item IDs only: the board's text is in the picture.
   'CanvasApi.ViewBoard': {},
+  // The preview's line per item; colours are the platform's too (bare when they look like one, else quoted).
+  'CanvasApi.BulkEditItems': {
+    'changes[]': 'ID type "text": color a -> b; text "old" -> "new"; at x,y -> x,y [(in frame ID)]; width a -> b; height a -> b; tags +"title" -"title" | ID type "text": delete',
+    'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+  },
 };
 
 /** Fields that hold one platform text alone: flattened to one line, not quoted. */
 export const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'CanvasApi.ReadBoard': ['board.name', 'board.description'],
+  // Not a text but a digest of the items' state (text included): it changes with platform text and holds none of it (letters, digits, `.-_`).
+  'CanvasApi.BulkEditItems': ['confirm'],
 };

@@ -24,6 +24,7 @@ import { answerBytes, itemsTaggedLike, pageSizeAfter, readTagList, TAGGABLE, tag
 import { boardViewData, connectorsBetween, readBoardPicture, withBoardView } from './board-view-data.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
+import { checkOutlineArgs, readOutline } from './board-outline-read.js';
 import { flatText, idText } from '../../core/tools/line-text.js';
 
 type Json = Record<string, unknown>;
@@ -38,8 +39,8 @@ export interface ReadBoardArgs {
   offset?: number | undefined;
   cursor?: string | undefined;
   counts?: boolean | undefined;
-  /** `mermaid`: a frame, or the shapes connected to a query's, as Mermaid text (board-mermaid.ts). */
-  format?: 'items' | 'mermaid' | undefined;
+  /** `outline`: board-outline-read.ts; `mermaid`: a frame, or the shapes connected to a query's, as Mermaid text (board-mermaid.ts). */
+  format?: 'items' | 'outline' | 'mermaid' | undefined;
 }
 
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
@@ -83,6 +84,7 @@ interface ItemWalk {
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   if (args.format === 'mermaid') return (await import('./board-mermaid.js')).readBoardMermaid(args, context);
   // Checked before anything is sent.
+  if (args.format === 'outline') checkOutlineArgs(args);
   const start = startOf(args);
   // One failed read stops the others: nothing of a failed call stays in flight. Reads end a
   // margin before the call's deadline: the answer is made of what arrived by then.
@@ -113,6 +115,11 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   const timeUp = new TimeUp(signal, context.budget.describe('time'));
   // The frame first, so that a wrong frame_id is reported as such.
   const frameOfFilter = args.frame_id ? await timeUp.required(get('/v2/boards/{board_id}/frames/{item_id}', {}, signal, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`), `the frame "${args.frame_id}"`) : undefined;
+  // The outline (board-outline-read.ts) reads with these same readers, the whole board up to its bounds.
+  if (args.format === 'outline') {
+    const readers = { get, optional: timeUp.optional.bind(timeUp), timeNotes: timeUp.notes, readFrames, readConnectors, itemPages, report, frame: frameOfFilter, itemLink: itemLinkTemplate(context.deps.webBase, boardId), linesBudget: LINES_BUDGET_BYTES };
+    return readOutline(args, signal, readers);
+  }
   const tagList: TagList = { titles: new Map(), complete: false };
   const [board, frames, connectors, items] = await Promise.all([
     timeUp.optional(get('/v2/boards/{board_id}', {}, signal), 'board: its name and description'),
