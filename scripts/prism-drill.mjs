@@ -97,7 +97,11 @@ const GIVEN_ARGS = {
   'IncidentOps.WhoIsOnCall': { schedule_id: 'PABC123', until: '2026-12-02T00:00:00Z', at: '2026-12-01T00:00:00Z' },
   'IncidentOps.FindSimilarIncidents': { text: 'database connection timeout' },
   'IncidentOps.IncidentStats': { service_id: 'PABC123', days: 30 },
-  'CanvasApi.CreateDiagram': [{ mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' }],
+  'CanvasApi.CreateDiagram': [
+    { mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' },
+    { mermaid: 'sequenceDiagram\n  A->>B: hi\n  A->>A: think\n  Note right of B: n' },
+    { mermaid: 'mindmap\n  root\n    a\n      b\n    c' },
+  ],
   'CanvasApi.ViewBoard': { item_ids: ['3074457345618265000', '3074457345618265001'] },
   'CanvasApi.CreateBoardLayout': [{ layout: 'kanban', sections: [{ title: 'To do', items: ['a', 'b'] }, { title: 'Done', items: ['c'] }] }],
   // Previews only (a confirm needs the preview's token): a recolour by type, a delete by ID.

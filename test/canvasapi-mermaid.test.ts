@@ -90,7 +90,7 @@ describe('the Mermaid flowchart reader, on the documentation\'s examples', () =>
   });
 
   it('refuses what it cannot draw, with the line and what is wrong', () => {
-    assert.deepEqual(problemsOf('sequenceDiagram\n  A->>B: hi'), ['line 1: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "sequenceDiagram" is not a diagram drawn here: flowchart (or graph), classDiagram or erDiagram']);
+    assert.deepEqual(problemsOf('pie\n  "Dogs" : 386'), ['line 1: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "pie" is not a diagram drawn here: flowchart (or graph), sequenceDiagram, classDiagram, erDiagram or mindmap']);
     assert.deepEqual(problemsOf('flowchart XY\n a --> b'), ['line 1: "XY" is not a direction: one of TD, TB, BT, LR, RL']);
     assert.deepEqual(
       problemsOf(['flowchart TD', '  a --o b', '  c ~~~ d', '  e@{ shape: rect }', '  subgraph s1', '  subgraph s2', '  end', '  end', '  f --> s1', '  g[unclosed --> h'].join('\n')),

@@ -387,6 +387,11 @@ function canvasCase(name: string, tool: string, args: Json): Case {
       const scripted = scriptedFetch((url, init) => {
         const path = url.pathname.replace(`/v2/boards/${encodeURIComponent(BOARD)}`, '/board');
         const method = (init.method ?? 'GET').toUpperCase();
+        // A mind map: its root created, each child refused with platform text (CreateDiagram's failed[].error).
+        if (method === 'POST' && url.pathname.endsWith('/mindmap_nodes')) {
+          if (JSON.parse(String(init.body)).parent) return jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
+          return jsonResponse(201, { id: '3458764000000000300', type: 'mindmap_node' });
+        }
         // A transaction of more than one item is refused with platform text (CreateBoardLayout's failed[].error).
         if (method === 'POST' && path === '/board/items/bulk') {
           if (JSON.parse(String(init.body)).length > 1) return jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
@@ -471,6 +476,8 @@ const CANVAS_CASES: Case[] = [
   // A bare item ID as an edge end, no layout, no origin: read_as_items and bounds hold no platform text.
   canvasCase('a node joined to an item by its bare ID', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }], edges: [{ from: NOTE_ID, to: 'n1' }] }),
   canvasCase('a node placed clear of the board without an origin', 'CanvasApi.CreateDiagram', { board_id: BOARD, nodes: [{ id: 'n1', text: 'Retry' }] }),
+  // A Mermaid mind map placed without an origin (placed), its root created, its branches refused (failed[].error).
+  canvasCase('a mind map placed without an origin, its branches refused', 'CanvasApi.CreateDiagram', { board_id: BOARD, mermaid: 'mindmap\n  root\n    a\n    b' }),
   // Placed clear of the board (placed), its frame created, its header and note refused in one transaction (failed[].error).
   canvasCase('a layout placed without an origin, its transaction refused', 'CanvasApi.CreateBoardLayout', { board_id: BOARD, layout: 'brainstorm', sections: [{ title: 'Ideas', items: ['One'] }] }),
   // Its text holds no platform text (area, scale, item IDs): the picture is apart, an image block.

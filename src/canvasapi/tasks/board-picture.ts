@@ -209,9 +209,10 @@ function endOf(end: Json | undefined, item: PictureItem | undefined, other: Pict
   const px = percent(position?.x);
   const py = percent(position?.y);
   if (!side && px !== undefined && py !== undefined) {
-    // The platform gives snap points as percentages: an edge's middle names its side.
+    // The platform gives snap points as percentages: an edge's middle names its side; a point
+    // inside other than the centre (a sequence diagram's message on its lifeline) is kept as given.
     const edge: Side | undefined = px <= 0 ? 'left' : px >= 1 ? 'right' : py <= 0 ? 'top' : py >= 1 ? 'bottom' : undefined;
-    if (edge || !other) return { x: left + px * item.width, y: top + py * item.height, ...(edge ? { side: edge } : {}) };
+    if (edge || !other || px !== 0.5 || py !== 0.5) return { x: left + px * item.width, y: top + py * item.height, ...(edge ? { side: edge } : {}) };
   }
   if (!side && other) {
     const dx = other.x - item.x;

@@ -120,7 +120,7 @@ export async function createDiagram(args: CreateDiagramArgs, context: ToolContex
 }
 
 /** The board's create and read requests, through the client (creates are never sent twice). */
-function requesters(boardId: string, context: ToolContext<CanvasApiDeps>): { create: Create; get: BoardGet } {
+export function requesters(boardId: string, context: ToolContext<CanvasApiDeps>): { create: Create; get: BoardGet } {
   const { client } = context.deps;
   const label = `the board "${boardId}"`;
   return {
@@ -285,6 +285,9 @@ function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>):
     ...(edge.arrows === 'both' ? { startStrokeCap: 'stealth' } : {}),
     ...(edge.caps ? { startStrokeCap: edge.caps.start, endStrokeCap: edge.caps.end } : {}),
   };
+  // A drawing that decides its connectors' ends (a sequence diagram's messages) gives them whole.
+  const { draw } = edge;
+  if (draw?.style) Object.assign(style, draw.style);
   // The label in the middle; cardinalities near their ends (class relations).
   const captions = [
     ...(edge.label ? [{ content: escapeHtml(edge.label) }] : []),
@@ -292,9 +295,9 @@ function connectorBody(plan: Plan, edge: PlanEdge, itemOf: Map<string, string>):
     ...(edge.endLabels?.end ? [{ content: escapeHtml(edge.endLabels.end), position: NEAR_END }] : []),
   ];
   return {
-    startItem: { id: itemId(edge.from), ...(edge.ends ? { position: edge.ends.start } : { snapTo: snaps[0] }) },
-    endItem: { id: itemId(edge.to), ...(edge.ends ? { position: edge.ends.end } : { snapTo: snaps[1] }) },
-    shape: plan.layout === 'grid' ? 'curved' : 'elbowed',
+    startItem: { id: itemId(edge.from), ...(draw ? draw.start : edge.ends ? { position: edge.ends.start } : { snapTo: snaps[0] }) },
+    endItem: { id: itemId(edge.to), ...(draw ? draw.end : edge.ends ? { position: edge.ends.end } : { snapTo: snaps[1] }) },
+    shape: draw?.shape ?? (plan.layout === 'grid' ? 'curved' : 'elbowed'),
     ...(captions.length ? { captions } : {}),
     ...(Object.keys(style).length ? { style } : {}),
   };
@@ -322,7 +325,7 @@ async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal
           outOfTime = true;
           drawn.notSentEdges.push(index);
         } else {
-          drawn.failed.push({ edge: `edges[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
+          drawn.failed.push({ edge: `${plan.edgeNoun ?? 'edges'}[${index}]`, from: edge.from, to: edge.to, ...failureOf(error) });
         }
       }
     }
@@ -333,7 +336,7 @@ async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal
 }
 
 /** The call's budget refused the request: it was never sent. */
-function outOfBudget(error: unknown): boolean {
+export function outOfBudget(error: unknown): boolean {
   return error instanceof ToolError && error.details.kind === 'budget_exceeded';
 }
 
@@ -395,7 +398,7 @@ function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring:
     if (notSentNodes.length || notSentEdges.length) {
       result.not_sent = {
         ...(notSentNodes.length ? { nodes: notSentNodes } : {}),
-        ...(notSentEdges.length ? { edges: notSentEdges.map((index) => `edges[${index}]`) } : {}),
+        ...(notSentEdges.length ? { edges: notSentEdges.map((index) => `${plan.edgeNoun ?? 'edges'}[${index}]`) } : {}),
         retry_safe: true,
       };
     }
@@ -405,7 +408,7 @@ function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring:
 }
 
 /** What a failure means for what exists: a refusal created nothing; anything else may have. */
-function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
+export function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
   const toolError = error instanceof ToolError ? error : undefined;
   const status = toolError?.details.status;
   const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited', 'budget_exceeded'].includes(toolError.details.kind));
@@ -415,7 +418,7 @@ function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'er
   return refused ? { outcome: 'not_created', retry_safe: true, error: message } : { outcome: 'may_exist', retry_safe: false, error: message };
 }
 
-function idOf(record: unknown): string {
+export function idOf(record: unknown): string {
   if (isRecord(record) && (typeof record.id === 'string' || typeof record.id === 'number')) return String(record.id);
   throw new ToolError({ kind: 'upstream_error', message: 'The platform answered a create without the new item\'s ID.' });
 }
@@ -431,7 +434,7 @@ function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent
   }
   // Class and ER boxes: their HTML, set top left at the font size they were sized for.
   const boxStyle = p.node.html !== undefined ? { textAlign: 'left', textAlignVertical: 'top', fontSize: String(BOX_FONT) } : {};
-  const style = { ...(p.node.color ? { fillColor: p.node.color } : {}), ...boxStyle };
+  const style = { ...(p.node.color ? { fillColor: p.node.color } : {}), ...boxStyle, ...p.node.style };
   return {
     type: 'shape',
     data: { content: p.node.html ?? escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },

@@ -33,6 +33,8 @@ export interface PlanNode {
   color?: string;
   /** The frame it is drawn in, by index in `frames`. */
   frame?: number;
+  /** More of the shape's style (a sequence diagram's lifelines and blocks), as the platform takes it. */
+  style?: Record<string, string>;
   /** Class and ER boxes: the content as sent (HTML, set top left) and the size that fits it. */
   html?: string;
   size?: { width: number; height: number };
@@ -45,6 +47,8 @@ export interface PlanEdge {
   label?: string;
   stroke?: 'normal' | 'dotted' | 'thick';
   arrows?: 'end' | 'none' | 'both';
+  /** The connector's ends, path and style, when the drawing decides them (a sequence diagram's messages). */
+  draw?: { start: Record<string, unknown>; end: Record<string, unknown>; shape: 'straight' | 'elbowed' | 'curved'; style?: Record<string, string> };
   /** Class and ER relations: the platform's cap at each end, and captions near each end (cardinalities). */
   caps?: { start: string; end: string };
   endLabels?: { start?: string; end?: string };
@@ -71,6 +75,8 @@ export interface Plan {
   notes: string[];
   /** Which form the diagram came in: problems with the whole of it name that parameter. */
   source: 'mermaid' | 'nodes';
+  /** What the report calls the edges (`messages[3]`); `edges` without it. */
+  edgeNoun?: string;
 }
 
 const LAYOUTS = { 'flow-down': 'TB', 'flow-right': 'LR', grid: 'grid' } as const;

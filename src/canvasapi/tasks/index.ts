@@ -42,7 +42,7 @@ const readBoardInput = () =>
 const createDiagramInput = () =>
   z.strictObject({
     board_id: boardId(),
-    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart text instead of nodes/edges'),
+    mermaid: text(MERMAID_CHARS).optional().describe('Flowchart, sequence, class, ER or mindmap text instead of nodes/edges'),
     nodes: genericCap(
       z
         .array(
@@ -170,12 +170,12 @@ const readBoard = taskTool(readBoardInput, {
 const createDiagram = taskTool(createDiagramInput, {
   name: 'CanvasApi.CreateDiagram',
   title: 'Draw a diagram',
-  description: 'Draws a Mermaid flowchart or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
+  description: 'Draws Mermaid (flowchart, sequence, class, ER, mind map) or nodes and edges, laid out, in frames; edges to item:<ID> extend a drawing beside it. Answers node id -> item ID; failures say if a retry is safe.',
   hints: hintsFor('create'),
   budget: createDiagramBudget,
   view: 'board',
   auditTargets: (args, answer) => ({ board_id: args.board_id, ...diagramItems(answer) }),
-  handler: async (args, context) => (await import('./create-diagram.js')).createDiagram(args, context),
+  handler: async (args, context) => (await import('./mermaid-kinds.js')).createAnyDiagram(args, context),
 });
 
 /** What a diagram's answer says it created, for its audit line: its frames, then its items and connectors. */

@@ -179,7 +179,7 @@ class Reader {
     const [keyword, direction, ...more] = text.split(/[ \t]+/);
     if (keyword !== 'flowchart' && keyword !== 'graph') {
       this.notFlowchart = true;
-      this.problems.push(`line ${line}: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "${text.slice(0, 30)}" is not a diagram drawn here: flowchart (or graph), classDiagram or erDiagram`);
+      this.problems.push(`line ${line}: the first line must be "flowchart" or "graph" with a direction (TD, TB, BT, LR, RL); "${text.slice(0, 30)}" is not a diagram drawn here: flowchart (or graph), sequenceDiagram, classDiagram, erDiagram or mindmap`);
       return;
     }
     if (direction !== undefined && !Object.hasOwn(DIRECTIONS, direction.replace(/;$/, ''))) this.problems.push(`line ${line}: "${direction.slice(0, 10)}" is not a direction: one of TD, TB, BT, LR, RL`);
