@@ -106,6 +106,12 @@ const GIVEN_ARGS = {
   'CanvasApi.CreateBoardLayout': [{ layout: 'kanban', sections: [{ title: 'To do', items: ['a', 'b'] }, { title: 'Done', items: ['c'] }] }],
   // Previews only (a confirm needs the preview's token): a recolour by type, a delete by ID.
   'CanvasApi.BulkEditItems': [{ filter: { type: 'sticky_note' }, update: { color: 'green' } }, { filter: { item_ids: ['3074457345618265000'] }, delete: true }],
+  // A frame's diagram as text, and an edit of it (the mock's answers differ from the header's state: refused as changed, or planned).
+  'CanvasApi.ReadBoard': [{}, { frame_id: '3074457345618265000', format: 'mermaid' }, { query: 'a', format: 'mermaid' }],
+  'CanvasApi.EditDiagram': [
+    { board_id: 'uXjVDrill0=', dry_run: true, mermaid: '%% toolservers board=uXjVDrill0= frame=3074457345618265000 read=2026-12-01T00:00:00Z state=0000000000000000\nflowchart TB\n  i3074457345618265001["Renamed"]\n  n1["New"]\n  i3074457345618265001 --> n1' },
+    { board_id: 'uXjVDrill0=', mermaid: '%% toolservers board=uXjVDrill0= seeds=3074457345618265001 read=2026-12-01T00:00:00Z state=0000000000000000\nflowchart LR\n  i3074457345618265001["Renamed"]' },
+  ],
 };
 
 /** A value a schema accepts, as plainly as possible (required properties only). */

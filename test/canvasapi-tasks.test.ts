@@ -18,7 +18,7 @@ type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const TASK_TOOLS = ['CanvasApi.CreateDiagram', 'CanvasApi.ReadBoard', 'CanvasApi.ViewBoard'];
 /** In the tasks toolset only, not in everyday (test/canvasapi-board-layout.test.ts). */
-const TASKS_ONLY = ['CanvasApi.CreateBoardLayout', 'CanvasApi.BulkEditItems'];
+const TASKS_ONLY = ['CanvasApi.CreateBoardLayout', 'CanvasApi.BulkEditItems', 'CanvasApi.EditDiagram'];
 
 /** Sends one request straight to the sandbox (test set-up, not through the tools). */
 

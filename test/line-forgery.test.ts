@@ -22,6 +22,7 @@ import { LINE_FORMATS as CANVAS_LINES, TEXT_FIELDS as CANVAS_TEXTS } from '../sr
 import { LINE_FORMATS as INCIDENT_LINES, TEXT_FIELDS as INCIDENT_TEXTS } from '../src/incidentops/tasks/line-formats.js';
 import type { AnyToolServer } from '../src/core/tools/registry.js';
 import { canvasApiTaskTools } from '../src/canvasapi/tasks/index.js';
+import { stateOf, type ScopeConnector, type ScopeItem } from '../src/canvasapi/tasks/board-mermaid.js';
 import { incidentOpsTools } from '../src/incidentops/index.js';
 import { chooseAutoAccept, type UserMatch } from '../src/incidentops/user-matching.js';
 import { callTool, canvasApiServerFor, incidentOpsServerFor, jsonResponse, scriptedFetch } from './support/harness.js';
@@ -489,6 +490,48 @@ const CANVAS_CASES: Case[] = [
   },
 ];
 
+// ----- CanvasApi diagrams as text (ReadBoard format "mermaid", EditDiagram) on the same records, stamped
+
+/** The note (in the frame) and the shape joined by connector 4001: the scope of a query for the note's ID. */
+const DIAGRAM_SCOPE = { items: [NOTE_ID, SHAPE_ID], connectors: ['4001'] };
+const stateAt = (modifiedAt: string) => stateOf(DIAGRAM_SCOPE.items.map((id) => ({ id, modifiedAt }) as ScopeItem), DIAGRAM_SCOPE.connectors.map((id) => ({ id, modifiedAt }) as ScopeConnector));
+/** The edit: the note renamed, the shape (and its connectors) removed, a node added after the note. */
+const editText = (read: string, state: string) =>
+  [`%% toolservers board=${BOARD} seeds=${NOTE_ID} read=${read} state=${state}`, 'flowchart LR', `  i${NOTE_ID}["Renamed"]:::sticky_note`, '  n1["New"]', `  i${NOTE_ID} -->|"then"| n1`].join('\n');
+
+function diagramCase(name: string, tool: string, args: Json, modifiedAt = '2026-05-06T10:00:00.000Z'): Case {
+  return {
+    name,
+    tool,
+    args,
+    server: (texts) => {
+      const records = canvasRecords(texts);
+      const stamp = <T extends object>(record: T) => ({ ...record, createdAt: '2026-05-06T09:00:00.000Z', modifiedAt });
+      const page = (data: unknown[]) => jsonResponse(200, { data, total: data.length, size: data.length, limit: 50 });
+      const refused = () => jsonResponse(400, { status: 400, code: 'invalidParameters', message: records.error, type: 'error' });
+      const scripted = scriptedFetch((url, init) => {
+        const path = url.pathname.replace(`/v2/boards/${encodeURIComponent(BOARD)}`, '/board');
+        const method = (init.method ?? 'GET').toUpperCase();
+        if (method === 'POST') return refused();
+        if (method === 'PATCH') return jsonResponse(200, stamp(records.note));
+        if (method === 'DELETE') return new Response(null, { status: 204 });
+        if (path === '/board/items') return page(records.items.map(stamp));
+        if (path === '/board/connectors') return page(records.connectors.map(stamp));
+        return jsonResponse(404, { status: 404, code: 'notFound', message: 'Not found', type: 'error' });
+      });
+      return canvasApiServerFor({ baseUrl: 'https://canvas.example.test', token: 't' }, { fetch: scripted.fetch, now: () => NOW });
+    },
+  };
+}
+
+const DIAGRAM_CASES: Case[] = [
+  diagramCase('a note and the shapes connected to it, as Mermaid', 'CanvasApi.ReadBoard', { board_id: BOARD, query: NOTE_ID, format: 'mermaid' }),
+  diagramCase('an edit planned: rename, removals, a node and an edge', 'CanvasApi.EditDiagram', { board_id: BOARD, mermaid: editText('2026-05-06T10:30:00.000Z', stateAt('2026-05-06T10:00:00.000Z')), dry_run: true }),
+  // The rename and removals done, the new node refused (platform text), its edge not sent.
+  diagramCase('an edit applied in part', 'CanvasApi.EditDiagram', { board_id: BOARD, mermaid: editText('2026-05-06T10:30:00.000Z', stateAt('2026-05-06T10:00:00.000Z')) }),
+  diagramCase('an edit refused: the diagram changed since the read', 'CanvasApi.EditDiagram', { board_id: BOARD, mermaid: editText('2026-05-06T10:30:00.000Z', stateAt('2026-05-06T10:00:00.000Z')) }, '2026-05-06T11:00:00.000Z'),
+];
+
 // ----- the tests
 
 describe('the convention (core/tools/line-text.ts)', () => {
@@ -543,14 +586,14 @@ describe('random platform text never changes the shape of a line', () => {
     assertEveryFormatMet(INCIDENT_LINES, INCIDENT_TEXTS, seen);
   });
 
-  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard, CreateBoardLayout, BulkEditItems', async () => {
-    const seen = await checkCases(CANVAS_CASES, registryFrom(CANVAS_LINES, CANVAS_TEXTS, []), RUNS);
+  it('CanvasApi: ReadBoard, CreateDiagram, ViewBoard, CreateBoardLayout, BulkEditItems, EditDiagram', async () => {
+    const seen = await checkCases([...CANVAS_CASES, ...DIAGRAM_CASES], registryFrom(CANVAS_LINES, CANVAS_TEXTS, []), RUNS);
     assertEveryFormatMet(CANVAS_LINES, CANVAS_TEXTS, seen);
   });
 
   it('every task tool of both servers has its formats registered and met', () => {
     const taskTools = [...incidentOpsTools, ...canvasApiTaskTools].filter((tool) => tool.toolset === 'tasks').map((tool) => tool.name).sort();
-    const tested = [...new Set([...INCIDENT_CASES, ...CANVAS_CASES].map((c) => c.tool))].sort();
+    const tested = [...new Set([...INCIDENT_CASES, ...CANVAS_CASES, ...DIAGRAM_CASES].map((c) => c.tool))].sort();
     assert.deepEqual(tested, taskTools, 'a task tool needs its cases here');
     assert.deepEqual([...Object.keys(INCIDENT_LINES), ...Object.keys(CANVAS_LINES)].sort(), taskTools, 'and its formats in line-formats.ts');
   });

@@ -15,6 +15,8 @@ import type { CreateBoardLayoutArgs } from '../src/canvasapi/tasks/board-layout.
 import type { BulkEditArgs } from '../src/canvasapi/tasks/bulk-edit.js';
 import type { bulkEditItemsDefinition } from '../src/canvasapi/tasks/index.js';
 import type { createBoardLayoutDefinition, createDiagramDefinition, readBoardDefinition, viewBoardDefinition } from '../src/canvasapi/tasks/index.js';
+import type { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
+import type { EditDiagramArgs } from '../src/canvasapi/tasks/edit-diagram.js';
 import type { ReadBoardArgs } from '../src/canvasapi/tasks/read-board.js';
 import type { ViewBoardArgs } from '../src/canvasapi/tasks/view-board-call.js';
 import type { GetIncidentContextArgs, GetIncidentContextResult } from '../src/incidentops/tasks/incident-context.js';
@@ -58,6 +60,7 @@ const contracts: {
   'CanvasApi.ViewBoard arguments': true satisfies Same<InputOf<typeof viewBoardDefinition>, ViewBoardArgs>,
   'CanvasApi.CreateBoardLayout arguments': true satisfies Same<InputOf<typeof createBoardLayoutDefinition>, CreateBoardLayoutArgs>,
   'CanvasApi.BulkEditItems arguments': true satisfies Same<InputOf<typeof bulkEditItemsDefinition>, BulkEditArgs>,
+  'CanvasApi.EditDiagram arguments': true satisfies Same<InputOf<typeof editDiagramDefinition>, EditDiagramArgs>,
 };
 
 it('checks every task tool of both servers', () => {

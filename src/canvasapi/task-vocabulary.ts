@@ -132,6 +132,7 @@ function outlineBudget(args: ReadBoardReadArgs): number {
 
 /** ReadBoard's budget: the sum of what each of its reads may take. */
 export function readBoardBudget(args: ReadBoardReadArgs): { requests: number; keptBytes: number } {
+  if (args.format === 'mermaid') return { requests: MERMAID_READS.requests, keptBytes: BOARD_READS.keptBytes };
   const reads = BOARD_READS;
   if (args.format === 'outline') return { requests: outlineBudget(args), keptBytes: reads.keptBytes };
   const requests =
@@ -232,4 +233,22 @@ export function bulkEditBudget(args: BulkEditBudgetArgs): { requests: number; wa
   const writes = args.confirm === undefined ? 0 : limits.maxItems * (args.delete ? 1 : 1 + tagChanges);
   const requests = reads + writes;
   return { requests, wallMs: Math.min(115_000, 45_000 + 50 * requests) };
+}
+
+/**
+ * A diagram read as Mermaid (ReadBoard `format: "mermaid"`, EditDiagram): the frame, its items
+ * (or the board's, for a query's connected shapes) and the board's connectors, `itemPages` and
+ * `connectorPages` pages of 50; a scope larger than that is refused, not read in part.
+ */
+export const MERMAID_READS = { itemPages: 20, connectorPages: 20, requests: 1 + 20 + 20 } as const;
+/**
+ * What one EditDiagram call may change: new nodes (one bulk transaction, each placed by a search
+ * around its neighbour), and changes in all (renames, deletes, connectors, captions).
+ */
+export const EDIT_LIMITS = { newNodes: DIAGRAM_BULK_SIZE, changes: 200 } as const;
+
+/** EditDiagram's budget: the scope read twice over at most (the read, and the frame for placing), then its changes. */
+export function editDiagramBudget(): { requests: number; wallMs: number } {
+  const requests = MERMAID_READS.requests + 1 + 1 + EDIT_LIMITS.changes;
+  return { requests, wallMs: 115_000 };
 }

@@ -10,7 +10,7 @@ import type { ToolDefinition } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { hintsFor } from '../handler.js';
 import { boardIdFromLink } from '../params.js';
-import { BOARD_LAYOUTS, BULK_LIMITS, bulkEditBudget, createBoardLayoutBudget, createDiagramBudget, DIAGRAM_LIMITS, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
+import { BOARD_LAYOUTS, BULK_LIMITS, bulkEditBudget, createBoardLayoutBudget, createDiagramBudget, DIAGRAM_LIMITS, editDiagramBudget, LAYOUT_LIMITS, DIAGRAM_SHAPES, ITEM_TYPES, MERMAID_CHARS, READ_LIMITS, readBoardBudget, VIEW_LIMITS, viewBoardBudget } from '../task-vocabulary.js';
 
 export const TASKS_TOOLSET = 'tasks';
 
@@ -36,7 +36,7 @@ const readBoardInput = () =>
     cursor: cappedString('identifier', z.string().trim().min(1)).optional(),
     // Explained where it matters: a partial answer's note says what it does.
     counts: z.boolean().optional(),
-    format: z.enum(['items', 'outline']).optional().describe('outline: reading order, clusters, flows, what is unclear'),
+    format: z.enum(['items', 'outline', 'mermaid']).optional().describe("outline: reading order, clusters, flows, what is unclear; mermaid: frame_id or query's linked shapes, editable"),
   });
 
 const createDiagramInput = () =>
@@ -130,6 +130,13 @@ const bulkEditInput = () =>
       if ((args.update === undefined) === (args.delete === undefined)) ctx.addIssue({ code: 'custom', path: [args.update ? 'delete' : 'update'], message: 'give update (the change) or delete: true, exactly one of them' });
     });
 
+const editDiagramInput = () =>
+  z.strictObject({
+    board_id: boardId(),
+    mermaid: text(MERMAID_CHARS).describe('ReadBoard format mermaid text, edited'),
+    dry_run: z.boolean().optional().describe('plan only'),
+  });
+
 const taskOutput = z.looseObject({});
 
 type TaskTool<I extends z.ZodObject> = ToolDefinition<I, typeof taskOutput, CanvasApiDeps>;
@@ -212,6 +219,26 @@ const bulkEditItems = taskTool(bulkEditInput, {
   handler: async (args, context) => (await import('./bulk-edit.js')).bulkEditItems(args, context),
 });
 
-export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, bulkEditItems];
+const editDiagram = taskTool(editDiagramInput, {
+  name: 'CanvasApi.EditDiagram',
+  title: 'Edit a diagram as text',
+  description: 'Applies an edited ReadBoard format "mermaid" text: renames, adds, removes nodes and edges; the rest is untouched. Refuses if the diagram changed since the read.',
+  hints: hintsFor('action'),
+  budget: editDiagramBudget,
+  auditTargets: (args, answer) => ({ board_id: args.board_id, ...editedItems(answer) }),
+  handler: async (args, context) => (await import('./edit-diagram.js')).editDiagram(args, context),
+});
+
+/** What an edit's answer says it did, for its audit line: the IDs its `done` lines start with (our format: platform text comes after), and those it created. */
+function editedItems(answer: Record<string, unknown> | undefined): Record<string, unknown> {
+  const created = answer && isRecord(answer.created) ? Object.values(answer.created).filter((id) => typeof id === 'string') : [];
+  const done = answer && Array.isArray(answer.done) ? answer.done.filter((line): line is string => typeof line === 'string') : [];
+  const idsOf = (verbs: RegExp) => done.flatMap((line) => verbs.exec(line)?.[1] ?? []);
+  const updated = idsOf(/^(?:rename|caption) [ic]([0-9]+) /);
+  const deleted = idsOf(/^remove [ic]([0-9]+) /);
+  return { ...(created.length ? { created_ids: created } : {}), ...(updated.length ? { updated_ids: updated } : {}), ...(deleted.length ? { deleted_ids: deleted } : {}) };
+}
+
+export const canvasApiTaskTools = [readBoard, createDiagram, viewBoard, createBoardLayout, bulkEditItems, editDiagram];
 /** Each definition by name, for the check that its logic states the same arguments (test/task-tool-contracts.test.ts). */
-export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition, bulkEditItems as bulkEditItemsDefinition };
+export { readBoard as readBoardDefinition, createDiagram as createDiagramDefinition, viewBoard as viewBoardDefinition, createBoardLayout as createBoardLayoutDefinition, bulkEditItems as bulkEditItemsDefinition, editDiagram as editDiagramDefinition };

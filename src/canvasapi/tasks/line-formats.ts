@@ -21,6 +21,8 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
     'outline.overlaps[]': 'ID "text" type and ID "text" type',
     'outline.outside_frames[]': 'ID "text" type [left,top to right,bottom]',
     'outline.ambiguous[]': 'a sentence of the server\'s, naming items as ID "text"',
+    // format "mermaid" (board-mermaid.ts): texts in Mermaid's quotes, with " \\ # | % < > ` as #<code>;.
+    'mermaid[]': '%% toolservers board=ID frame=ID|seeds=ID,... read=TIME state=HEX | flowchart TB|LR | iID<bracket>"text"<bracket>[:::type] | iID cID@--> [|"caption"|] iID',
   },
   'CanvasApi.CreateDiagram': {
     placed: 'N new nodes beside item ID "text"[, in its frame ID], clear of the N items read ... (or, without item:<ID> ends: at 0,0 ... | right of the N items read on the board ...: no platform text)',
@@ -30,6 +32,14 @@ export const LINE_FORMATS: Readonly<Record<string, Readonly<Record<string, strin
   'CanvasApi.CreateBoardLayout': {
     placed: 'N new nodes at 0,0 ... | right of the N items read on the board ...: no platform text',
     'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+  },
+  'CanvasApi.EditDiagram': {
+    'plan[]': 'rename iID type "text" -> "text" | caption cID iID -> iID: "text" -> "text" | remove cID iID -> iID [(with iID)] | remove iID type "text" | add key shape "text" beside ... at x,y | add edge key -> key [caption "text"]',
+    'done[]': 'the plan\'s lines (an added node: ... as iID)',
+    'failed[].change': 'a line of the plan',
+    'failed[].error': 'kind (HTTP status): "the platform\'s message"',
+    'not_sent[]': 'a line of the plan',
+    'changed_since_read[]': 'iID type "text": added|modified since the read (TIME) | cID: connector iID -> iID ... | iID: no longer in the diagram ...',
   },
   // Area, scale and item IDs only: the board's text is in the picture.
   'CanvasApi.ViewBoard': {},

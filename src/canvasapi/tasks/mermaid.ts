@@ -23,6 +23,8 @@ export interface MermaidNode {
   line: number;
   /** The subgraph it is drawn in (its index in `subgraphs`). */
   subgraph?: number;
+  /** Its `:::class`, read only with `ids` (EditDiagram's item types). */
+  className?: string;
 }
 
 export interface MermaidEdge {
@@ -33,6 +35,8 @@ export interface MermaidEdge {
   /** Arrowheads: at the end (-->), none (---), both (<-->). */
   arrows: 'end' | 'none' | 'both';
   line: number;
+  /** Its Mermaid 11 edge ID (`a e1@--> b`), read only with `ids`. */
+  id?: string;
 }
 
 export interface MermaidSubgraph {
@@ -105,8 +109,9 @@ class Cursor {
 
 class LineProblem extends Error {}
 
-export function parseMermaid(source: string): MermaidFlowchart {
-  const reader = new Reader();
+/** `ids`: edge IDs (`a e1@--> b`) and node classes are read, for EditDiagram; without it, both are as before. */
+export function parseMermaid(source: string, options: { ids?: boolean } = {}): MermaidFlowchart {
+  const reader = new Reader(options.ids === true);
   const lines = source.split(/\r?\n/);
   let header = false;
   let frontmatter: number | undefined;
@@ -168,6 +173,7 @@ class Reader {
   private open: number | undefined;
   /** The first line names another kind of diagram: the rest is not read. */
   notFlowchart = false;
+  constructor(private readonly ids = false) {}
 
   header(text: string, line: number): void {
     const [keyword, direction, ...more] = text.split(/[ \t]+/);
@@ -244,7 +250,8 @@ class Reader {
   private chain(cursor: Cursor, line: number): void {
     let group = this.group(cursor, line);
     while (!cursor.done) {
-      const link = readLink(cursor);
+      const id = this.ids ? readEdgeId(cursor) : undefined;
+      const link = { ...readLink(cursor), ...(id ? { id } : {}) };
       const next = this.group(cursor, line);
       // Checked before the pairs are made: `a & a & ... --> a & a & ...` would otherwise make millions.
       if (this.edges.length + group.length * next.length > DIAGRAM_LIMITS.edges) {
@@ -273,10 +280,11 @@ class Reader {
     const id = existing ? `${EXISTING_ITEM_PREFIX}${bare}` : bare;
     if (cursor.startsWith('@{')) throw new LineProblem(`the ${id}@{ ... } shape syntax is not drawn; write ${id}[text], ${id}(text), ${id}{text}, ${id}((text)), ...`);
     const shaped = readShape(cursor);
+    let className: string | undefined;
     if (cursor.startsWith(':::')) {
       cursor.at += 3;
-      readId(cursor);
-      this.ignored.push(`line ${line}: the class of ${id} (:::) is not drawn`);
+      className = readId(cursor);
+      if (!this.ids) this.ignored.push(`line ${line}: the class of ${id} (:::) is not drawn`);
     }
     if (existing) {
       if (shaped) throw new LineProblem(`${id} is an existing board item: it takes no text or shape`);
@@ -291,6 +299,7 @@ class Reader {
       this.nodes.set(id, node);
     }
     if (shaped) Object.assign(node, shaped);
+    if (this.ids && className) node.className = className;
     if (this.open !== undefined && node.subgraph === undefined) node.subgraph = this.open;
     return id;
   }
@@ -329,6 +338,19 @@ function readId(cursor: Cursor): string {
     else break;
   }
   return text.slice(start, cursor.at);
+}
+
+/** `e1@` before a link: its ID; else nothing read. */
+function readEdgeId(cursor: Cursor): string | undefined {
+  cursor.skipSpace();
+  const start = cursor.at;
+  const id = readId(cursor);
+  if (id && cursor.startsWith('@') && /[-=<.]/.test(cursor.text[cursor.at + 1] ?? '')) {
+    cursor.at++;
+    return id;
+  }
+  cursor.at = start;
+  return undefined;
 }
 
 /** A node's bracketed text, if any: its text and platform shape. */

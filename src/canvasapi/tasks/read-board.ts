@@ -39,7 +39,8 @@ export interface ReadBoardArgs {
   offset?: number | undefined;
   cursor?: string | undefined;
   counts?: boolean | undefined;
-  format?: 'items' | 'outline' | undefined;
+  /** `outline`: board-outline-read.ts; `mermaid`: a frame, or the shapes connected to a query's, as Mermaid text (board-mermaid.ts). */
+  format?: 'items' | 'outline' | 'mermaid' | undefined;
 }
 
 /** Bytes the item and connector lines may take, leaving room for the rest of the answer within the result budget. */
@@ -81,6 +82,7 @@ interface ItemWalk {
 }
 
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
+  if (args.format === 'mermaid') return (await import('./board-mermaid.js')).readBoardMermaid(args, context);
   // Checked before anything is sent.
   if (args.format === 'outline') checkOutlineArgs(args);
   const start = startOf(args);
