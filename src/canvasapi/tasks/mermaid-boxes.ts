@@ -11,6 +11,7 @@ import { textWidthEm } from './board-picture.js';
 import type { MermaidDirection } from './mermaid.js';
 import { parseClassDiagram } from './mermaid-class.js';
 import { parseErDiagram } from './mermaid-er.js';
+import { mermaidKeyword } from './mermaid-cursor.js';
 import { BOX_FIELDS, type BoxLine, type StructureBox, type StructureDiagram } from './mermaid-structure.js';
 
 /** The box's font size (sent, so the sizes below hold), the room around its text, its size bounds. */
@@ -59,21 +60,8 @@ export interface BoxesPlanParts {
 
 /** The diagram's kind from its first line (front matter and comments skipped): a class or ER diagram, or undefined (read as a flowchart). */
 export function boxesKind(text: string): 'class' | 'er' | undefined {
-  let frontmatter = false;
-  let seenHeader = false;
-  for (const raw of text.split(/\r?\n/, 2_000)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('%%')) continue;
-    if (line === '---' && !seenHeader) {
-      frontmatter = !frontmatter;
-      continue;
-    }
-    if (frontmatter) continue;
-    seenHeader = true;
-    const keyword = line.split(/[ \t]+/)[0];
-    return keyword === 'classDiagram' || keyword === 'classDiagram-v2' ? 'class' : keyword === 'erDiagram' ? 'er' : undefined;
-  }
-  return undefined;
+  const keyword = mermaidKeyword(text);
+  return keyword === 'classDiagram' || keyword === 'classDiagram-v2' ? 'class' : keyword === 'erDiagram' ? 'er' : undefined;
 }
 
 /** The diagram read (MermaidError with each `line N: ...` problem) and made into boxes and connectors. */

@@ -11,7 +11,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
-import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, generics, hexColor, LineProblem, readStatements, unquote, type BoxLine, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
+import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, generics, fillStyle, LineProblem, readStatements, unquote, type BoxLine, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
 
 /** Namespaces (frames) one diagram may have. */
 const NAMESPACES = 20;
@@ -61,12 +61,7 @@ class ClassReader {
   }
 
   private style(text: string, line: number): void {
-    const [, id = '', props = ''] = text.split(/[ \t]+/);
-    const fill = props.split(',').find((p) => p.startsWith('fill:'))?.slice(5);
-    const color = fill ? hexColor(fill) : undefined;
-    const box = this.boxes.get(id);
-    if (color && box) box.color = color;
-    if (!color || !box || props.split(',').length > 1) this.ignored.push(`line ${line}: style ${color && box ? 'other than fill ' : ''}is not drawn${!box ? ` (no class "${id.slice(0, 30)}" before it)` : ''}`);
+    fillStyle(text, line, this.boxes, this.ignored, 'class');
   }
 
   private namespace(rest: string, line: number): void {

@@ -11,7 +11,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
-import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, hexColor, LineProblem, readStatements, unquote, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
+import { checkCaption, checkCounts, MAX_PROBLEMS, checkField, Cursor, directionOf, fillStyle, LineProblem, readStatements, unquote, type Cap, type StructureBox, type StructureDiagram, type StructureRelation } from './mermaid-structure.js';
 
 const IGNORED = new Set(['classDef', 'class', 'title', 'accTitle', 'accDescr']);
 const LEFT: Record<string, Cap> = { '|o': 'erd_zero_or_one', '||': 'erd_only_one', '}o': 'erd_zero_or_many', '}|': 'erd_one_or_many' };
@@ -62,12 +62,7 @@ class ErReader {
   }
 
   private style(text: string, line: number): void {
-    const [, id = '', props = ''] = text.split(/[ \t]+/);
-    const fill = props.split(',').find((p) => p.startsWith('fill:'))?.slice(5);
-    const color = fill ? hexColor(fill) : undefined;
-    const box = this.boxes.get(id);
-    if (color && box) box.color = color;
-    if (!color || !box || props.split(',').length > 1) this.ignored.push(`line ${line}: style ${color && box ? 'other than fill ' : ''}is not drawn${!box ? ` (no entity "${id.slice(0, 30)}" before it)` : ''}`);
+    fillStyle(text, line, this.boxes, this.ignored, 'entity');
   }
 
   /** `A ||--o{ B : label`, or `A only one to zero or more B : label`. */

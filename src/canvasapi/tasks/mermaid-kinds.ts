@@ -7,23 +7,9 @@
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import type { CreateDiagramArgs } from './diagram-plan.js';
+import { mermaidKeyword } from './mermaid-cursor.js';
 
 type Json = Record<string, unknown>;
-
-/** The first statement's first word, or undefined for an empty text. */
-export function mermaidKeyword(text: string): string | undefined {
-  let frontmatter = false;
-  let start = 0;
-  while (start <= text.length) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const line = text.slice(start, end).trim();
-    start = end + 1;
-    if (line === '---') frontmatter = !frontmatter;
-    else if (!frontmatter && line && !line.startsWith('%%')) return line.slice(0, line.search(/[ \t;]|$/));
-  }
-  return undefined;
-}
 
 /** CreateDiagram's call: a Mermaid kind other than a flowchart to its own drawing, the rest to create-diagram.ts. */
 export async function createAnyDiagram(args: CreateDiagramArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {

@@ -8,6 +8,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
+import { FrontMatter, LineProblem, MAX_PROBLEMS } from './mermaid-cursor.js';
 import { textOf } from './mermaid-sequence.js';
 
 export interface MindmapNode {
@@ -28,7 +29,6 @@ export interface MindmapDiagram {
   ignored: string[];
 }
 
-const MAX_PROBLEMS = 10;
 /** Opening -> closing and the shape's name, longest first. */
 const SHAPES: readonly [string, string, string][] = [
   ['((', '))', 'circle'],
@@ -39,7 +39,6 @@ const SHAPES: readonly [string, string, string][] = [
   [')', '(', 'cloud'],
 ];
 
-class LineProblem extends Error {}
 
 export const isMindmapHeader = (keyword: string) => keyword === 'mindmap';
 
@@ -52,18 +51,13 @@ export function parseMindmap(source: string): MindmapDiagram {
   /** The path from the root to the last node: each node's indentation and index. */
   const path: { indent: number; index: number }[] = [];
   let header = false;
-  let frontmatter: number | undefined;
+  const frontMatter = new FrontMatter();
   for (let index = 0; index < lines.length && problems.length < MAX_PROBLEMS; index++) {
     const line = index + 1;
     const raw = lines[index]!;
     const text = raw.trim();
     if (!text || text.startsWith('%%')) continue;
-    if (!header && text === '---') {
-      if (frontmatter !== undefined) ignored.push(`lines ${frontmatter}-${line}: the front matter (title, config) is not drawn`);
-      frontmatter = frontmatter === undefined ? line : undefined;
-      continue;
-    }
-    if (frontmatter !== undefined) continue;
+    if (frontMatter.skips(text, line, header, ignored)) continue;
     if (!header) {
       header = true;
       if (text !== 'mindmap') problems.push(`line ${line}: the first line must be "mindmap" alone`);

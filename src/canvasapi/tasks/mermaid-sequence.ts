@@ -13,6 +13,7 @@
  */
 import { DIAGRAM_LIMITS } from '../task-vocabulary.js';
 import { MermaidError } from './mermaid.js';
+import { FrontMatter, LineProblem, MAX_PROBLEMS } from './mermaid-cursor.js';
 
 export interface SeqParticipant {
   id: string;
@@ -75,7 +76,6 @@ export interface SequenceDiagram {
   ignored: string[];
 }
 
-const MAX_PROBLEMS = 10;
 const BLOCK_OPENERS = new Set(['loop', 'alt', 'opt', 'par', 'critical', 'break', 'rect']);
 /** The section keywords each block allows. */
 const NEXT_SECTION: Record<string, string> = { alt: 'else', par: 'and', critical: 'option' };
@@ -101,7 +101,6 @@ const IGNORED_GROUPS = {
   autonumberOff: '"autonumber off" stops the numbering',
 } as const;
 
-class LineProblem extends Error {}
 
 export const isSequenceHeader = (keyword: string) => keyword === 'sequenceDiagram';
 
@@ -109,17 +108,12 @@ export function parseSequence(source: string): SequenceDiagram {
   const reader = new SequenceReader();
   const lines = source.split(/\r?\n/);
   let header = false;
-  let frontmatter: number | undefined;
+  const frontMatter = new FrontMatter();
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
     const text = raw.trim();
     if (!text || text.startsWith('%%') || reader.problems.length >= MAX_PROBLEMS) continue;
-    if (!header && text === '---') {
-      if (frontmatter !== undefined) reader.ignored.push(`lines ${frontmatter}-${line}: the front matter (title, config) is not drawn`);
-      frontmatter = frontmatter === undefined ? line : undefined;
-      continue;
-    }
-    if (frontmatter !== undefined) continue;
+    if (frontMatter.skips(text, line, header, reader.ignored)) continue;
     if (!header) {
       header = true;
       if (text !== 'sequenceDiagram') reader.problems.push(`line ${line}: the first line must be "sequenceDiagram" alone`);

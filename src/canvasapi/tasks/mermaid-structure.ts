@@ -6,13 +6,14 @@
  */
 import { escapeHtml } from '../../core/html.js';
 import type { MermaidDirection } from './mermaid.js';
+import { Cursor as BaseCursor, FrontMatter, isIdChar, LineProblem, MAX_PROBLEMS } from './mermaid-cursor.js';
 
 /** Fields drawn in one box at most; the rest are counted in its last line and named in not_drawn. */
 export const BOX_FIELDS = 30;
 /** A field's or a caption's characters at most, as written. */
 export const FIELD_CHARS = 200;
 /** Problems reported at most (the flowchart reader's number). */
-export const MAX_PROBLEMS = 10;
+export { LineProblem, MAX_PROBLEMS } from './mermaid-cursor.js';
 
 /** One line of a box: its text, and how it is set (static underlined, abstract italic, as UML). */
 export interface BoxLine {
@@ -65,7 +66,6 @@ export interface StructureDiagram {
 }
 
 /** Thrown for one statement: its line is added by the reader. */
-export class LineProblem extends Error {}
 
 const DIRECTIONS: Record<string, MermaidDirection> = { TD: 'TB', TB: 'TB', BT: 'BT', LR: 'LR', RL: 'RL' };
 
@@ -80,25 +80,8 @@ export function unquote(text: string): string {
   return text.length >= 2 && text.startsWith('"') && text.endsWith('"') ? text.slice(1, -1) : text;
 }
 
-const isIdChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
-
-export class Cursor {
-  at = 0;
-  constructor(readonly text: string) {}
-  get done(): boolean {
-    this.skipSpace();
-    return this.at >= this.text.length;
-  }
-  skipSpace(): void {
-    while (isSpace(this.text[this.at])) this.at++;
-  }
-  startsWith(token: string): boolean {
-    return this.text.startsWith(token, this.at);
-  }
-  rest(): string {
-    return this.text.slice(this.at, this.at + 30);
-  }
+/** The shared cursor, with the ids and quoted texts class and ER diagrams read. */
+export class Cursor extends BaseCursor {
   /** An id: letters, digits, `_`, and `-` between them (`LINE-ITEM`; `A--B` is a relation); or `` `any text` ``. */
   id(): string {
     const { text } = this;
@@ -109,13 +92,7 @@ export class Cursor {
       this.at = close + 1;
       return id;
     }
-    const start = this.at;
-    while (this.at < text.length) {
-      const c = text[this.at];
-      if (isIdChar(c) || (c === '-' && this.at > start && isIdChar(text[this.at + 1]))) this.at++;
-      else break;
-    }
-    return text.slice(start, this.at);
+    return this.plainId();
   }
   /** A "quoted" text, if one starts here. */
   quoted(): string | undefined {
@@ -169,18 +146,13 @@ export function checkCaption(text: string): string {
  */
 export function readStatements(source: string, keywords: readonly string[], each: (text: string, line: number) => void, ignored: string[], problems: string[]): void {
   let header = false;
-  let frontmatter: number | undefined;
+  const frontMatter = new FrontMatter();
   const lines = source.split(/\r?\n/);
   for (let index = 0; index < lines.length && problems.length < MAX_PROBLEMS; index++) {
     const line = index + 1;
     const text = lines[index]!.trim();
     if (!text || text.startsWith('%%')) continue;
-    if (!header && text === '---') {
-      if (frontmatter !== undefined) ignored.push(`lines ${frontmatter}-${line}: the front matter (title, config) is not drawn`);
-      frontmatter = frontmatter === undefined ? line : undefined;
-      continue;
-    }
-    if (frontmatter !== undefined) continue;
+    if (frontMatter.skips(text, line, header, ignored)) continue;
     if (!header) {
       header = true;
       const [first, ...more] = text.split(/[ \t]+/);
@@ -202,6 +174,16 @@ export function checkCounts(boxes: number, relations: number, limits: { nodes: n
   if (boxes > limits.nodes) problems.push(`${boxes} ${kind}; at most ${limits.nodes}`);
   if (relations > limits.edges) problems.push(`${relations} relations; at most ${limits.edges}`);
   return problems;
+}
+
+/** `style X fill:#hex` colours box X; anything else of it (or an unknown X) is listed as not drawn. */
+export function fillStyle(text: string, line: number, boxes: ReadonlyMap<string, { color?: string }>, ignored: string[], noun: string): void {
+  const [, id = '', props = ''] = text.split(/[ \t]+/);
+  const fill = props.split(',').find((p) => p.startsWith('fill:'))?.slice(5);
+  const color = fill ? hexColor(fill) : undefined;
+  const box = boxes.get(id);
+  if (color && box) box.color = color;
+  if (!color || !box || props.split(',').length > 1) ignored.push(`line ${line}: style ${color && box ? 'other than fill ' : ''}is not drawn${!box ? ` (no ${noun} "${id.slice(0, 30)}" before it)` : ''}`);
 }
 
 /** `#rgb` or `#rrggbb` as `#rrggbb`; anything else undefined. */

@@ -11,6 +11,7 @@
  * other properties), click, direction inside a subgraph. Refused with the line: anything else.
  */
 import { DIAGRAM_LIMITS, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
+import { Cursor, FrontMatter, isIdChar, isSpace, LineProblem, MAX_PROBLEMS } from './mermaid-cursor.js';
 
 export type MermaidDirection = 'TB' | 'BT' | 'LR' | 'RL';
 
@@ -63,7 +64,6 @@ export class MermaidError extends Error {
 
 /** Subgraphs (frames) one diagram may have. */
 export const MERMAID_SUBGRAPHS = 20;
-const MAX_PROBLEMS = 10;
 
 /** Opening bracket -> [closing, platform shape], longest first. */
 const SHAPES: readonly [string, string, string][] = [
@@ -85,47 +85,18 @@ const SHAPES: readonly [string, string, string][] = [
 const IGNORED_STATEMENTS = new Set(['classDef', 'class', 'linkStyle', 'click', 'style']);
 const DIRECTIONS: Record<string, MermaidDirection> = { TD: 'TB', TB: 'TB', BT: 'BT', LR: 'LR', RL: 'RL' };
 
-const isIdChar = (c: string | undefined) => c !== undefined && (/[\p{L}\p{N}_]/u.test(c));
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
-
-/** A statement's reader: a cursor over its text. */
-class Cursor {
-  at = 0;
-  constructor(readonly text: string) {}
-  get done(): boolean {
-    this.skipSpace();
-    return this.at >= this.text.length;
-  }
-  skipSpace(): void {
-    while (isSpace(this.text[this.at])) this.at++;
-  }
-  startsWith(token: string): boolean {
-    return this.text.startsWith(token, this.at);
-  }
-  rest(): string {
-    return this.text.slice(this.at, this.at + 30);
-  }
-}
-
-class LineProblem extends Error {}
 
 /** `ids`: edge IDs (`a e1@--> b`) and node classes are read, for EditDiagram; without it, both are as before. */
 export function parseMermaid(source: string, options: { ids?: boolean } = {}): MermaidFlowchart {
   const reader = new Reader(options.ids === true);
   const lines = source.split(/\r?\n/);
   let header = false;
-  let frontmatter: number | undefined;
+  const frontMatter = new FrontMatter();
   lines.forEach((raw, index) => {
     const line = index + 1;
     const text = raw.trim();
     if (!text || text.startsWith('%%') || reader.problems.length >= MAX_PROBLEMS || reader.notFlowchart) return;
-    // A `---` block before the header (title, config) is not drawn.
-    if (!header && text === '---') {
-      if (frontmatter !== undefined) reader.ignored.push(`lines ${frontmatter}-${line}: the front matter (title, config) is not drawn`);
-      frontmatter = frontmatter === undefined ? line : undefined;
-      return;
-    }
-    if (frontmatter !== undefined) return;
+    if (frontMatter.skips(text, line, header, reader.ignored)) return;
     if (!header) {
       header = true;
       reader.header(text, line);
@@ -232,7 +203,7 @@ class Reader {
     let title = '';
     if (rest.startsWith('"')) title = key = unquote(rest);
     else {
-      key = readId(cursor);
+      key = cursor.plainId();
       cursor.skipSpace();
       if (key && cursor.startsWith('[')) {
         const close = rest.lastIndexOf(']');
@@ -275,7 +246,7 @@ class Reader {
     cursor.skipSpace();
     const existing = cursor.startsWith(EXISTING_ITEM_PREFIX);
     if (existing) cursor.at += EXISTING_ITEM_PREFIX.length;
-    const bare = readId(cursor);
+    const bare = cursor.plainId();
     if (!bare) throw new LineProblem(cursor.done ? 'a node is missing at the end' : `expected a node id at "${cursor.rest()}"`);
     const id = existing ? `${EXISTING_ITEM_PREFIX}${bare}` : bare;
     if (cursor.startsWith('@{')) throw new LineProblem(`the ${id}@{ ... } shape syntax is not drawn; write ${id}[text], ${id}(text), ${id}{text}, ${id}((text)), ...`);
@@ -283,7 +254,7 @@ class Reader {
     let className: string | undefined;
     if (cursor.startsWith(':::')) {
       cursor.at += 3;
-      className = readId(cursor);
+      className = cursor.plainId();
       if (!this.ids) this.ignored.push(`line ${line}: the class of ${id} (:::) is not drawn`);
     }
     if (existing) {
@@ -328,23 +299,12 @@ class Reader {
   }
 }
 
-/** An id: letters, digits, `_`, and `-` between them (`a-b`; `a-->b` is a link). */
-function readId(cursor: Cursor): string {
-  const { text } = cursor;
-  const start = cursor.at;
-  while (cursor.at < text.length) {
-    const c = text[cursor.at];
-    if (isIdChar(c) || (c === '-' && cursor.at > start && isIdChar(text[cursor.at + 1]))) cursor.at++;
-    else break;
-  }
-  return text.slice(start, cursor.at);
-}
 
 /** `e1@` before a link: its ID; else nothing read. */
 function readEdgeId(cursor: Cursor): string | undefined {
   cursor.skipSpace();
   const start = cursor.at;
-  const id = readId(cursor);
+  const id = cursor.plainId();
   if (id && cursor.startsWith('@') && /[-=<.]/.test(cursor.text[cursor.at + 1] ?? '')) {
     cursor.at++;
     return id;
