@@ -24,7 +24,6 @@ import { answerBytes, itemsTaggedLike, pageSizeAfter, readTagList, TAGGABLE, tag
 import { boardViewData, connectorsBetween, readBoardPicture, withBoardView } from './board-view-data.js';
 import { countKept, flat } from './kept-text.js';
 import { plainText } from './text.js';
-import { checkOutlineArgs, readOutline } from './board-outline-read.js';
 import { flatText, idText } from '../../core/tools/line-text.js';
 
 type Json = Record<string, unknown>;
@@ -83,14 +82,15 @@ interface ItemWalk {
 
 export async function readBoard(args: ReadBoardArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   if (args.format === 'mermaid') return (await import('./board-mermaid.js')).readBoardMermaid(args, context);
-  // Checked before anything is sent.
-  if (args.format === 'outline') checkOutlineArgs(args);
+  // Checked before anything is sent; the outline's code loads only when asked for.
+  const outline = args.format === 'outline' ? await import('./board-outline-read.js') : undefined;
+  outline?.checkOutlineArgs(args);
   const start = startOf(args);
   // One failed read stops the others: nothing of a failed call stays in flight. Reads end a
   // margin before the call's deadline: the answer is made of what arrived by then.
   const scope = new WorkScope(context.signal, { until: 'deadline' });
   try {
-    return await read(args, start, context, scope.signal);
+    return await read(args, start, context, scope.signal, outline?.readOutline);
   } catch (error) {
     scope.abort();
     throw error;
@@ -99,7 +99,7 @@ export async function readBoard(args: ReadBoardArgs, context: ToolContext<Canvas
   }
 }
 
-async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, context: ToolContext<CanvasApiDeps>, signal: AbortSignal): Promise<Json> {
+async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, context: ToolContext<CanvasApiDeps>, signal: AbortSignal, readOutline?: typeof import('./board-outline-read.js').readOutline): Promise<Json> {
   const { client } = context.deps;
   const boardId = args.board_id;
   const label = `the board "${boardId}"`;
@@ -116,7 +116,7 @@ async function read(args: ReadBoardArgs, start: ReturnType<typeof startOf>, cont
   // The frame first, so that a wrong frame_id is reported as such.
   const frameOfFilter = args.frame_id ? await timeUp.required(get('/v2/boards/{board_id}/frames/{item_id}', {}, signal, { item_id: args.frame_id }, `the frame "${args.frame_id}" on ${label}`), `the frame "${args.frame_id}"`) : undefined;
   // The outline (board-outline-read.ts) reads with these same readers, the whole board up to its bounds.
-  if (args.format === 'outline') {
+  if (readOutline) {
     const readers = { get, optional: timeUp.optional.bind(timeUp), timeNotes: timeUp.notes, readFrames, readConnectors, itemPages, report, frame: frameOfFilter, itemLink: itemLinkTemplate(context.deps.webBase, boardId), linesBudget: LINES_BUDGET_BYTES };
     return readOutline(args, signal, readers);
   }
