@@ -163,3 +163,21 @@ describe('ReadBoard at the deadline', () => {
     assert.equal(perTag.dripped.length, 3, 'each tag asked once');
   });
 });
+
+describe('a create whose answer is still awaited at the deadline', () => {
+  it('CreateDiagram reports those nodes as may_exist, never as not sent (a retry would make them twice)', async () => {
+    // Nodes: one bulk transaction of 2; its answer drips past the call's budget. The origin is given: nothing is read first.
+    const scripted = scriptedFetch((url, init) => (init.method === 'POST' && url.pathname.endsWith('/items/bulk') ? drippingResponse() : jsonResponse(404, { status: 404, code: 'notFound', message: 'Not found', type: 'error' })));
+    const canvas = canvasApiServerFor({ baseUrl: 'https://canvas.example.test', token: 't' }, { fetch: scripted.fetch });
+    const result = await callWithin(canvas, 'CanvasApi.CreateDiagram', { board_id: 'uXjVOabc=', nodes: [{ id: 'a', text: 'A' }, { id: 'b', text: 'B' }], edges: [{ from: 'a', to: 'b' }], origin_x: 0, origin_y: 0 });
+    assert.equal(result.isError, false, JSON.stringify(result.data));
+    const data = result.data as Json & { failed: Json[] };
+    assert.deepEqual(data.failed.map((f) => [f.nodes, f.outcome, f.retry_safe]), [[['a', 'b'], 'may_exist', false]]);
+    assert.match(String(data.failed[0]!.error), /^budget_exceeded/);
+    // The edge was never sent (its ends may not exist); the nodes are not listed as not sent.
+    assert.deepEqual(data.not_sent, { edges: ['edges[0]'], retry_safe: true });
+    assert.match(String(data.next_step), /may_exist .* read it/);
+    assert.equal(scripted.calls.filter((call) => call.url.pathname.endsWith('/items/bulk')).length, 1, 'the transaction was sent once');
+    assert.ok(result.ms < 20_000);
+  });
+});

@@ -8,10 +8,10 @@
  * are changed (deletes by the previewed IDs only), a few at a time, and each one reported.
  */
 import { ToolError } from '../../core/errors.js';
-import { quotedText } from '../../core/tools/line-text.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
 import { changeOf, checkStatically, checkTypes, itemHead, readToken, tokenFor, type BulkUpdate, type ItemChange } from './bulk-change.js';
+import { neverSentForBudget, writeFailure } from './write-failure.js';
 import { eachAtMost, readBoardTags, selectTargets, tagNamed, type BulkFilter, type Get, type Target } from './bulk-select.js';
 
 type Json = Record<string, unknown>;
@@ -26,8 +26,6 @@ export interface BulkEditArgs {
 
 /** Writes in flight at once. */
 const WRITE_CONCURRENCY = 4;
-/** A platform's error message in a failure is cut here. */
-const PLATFORM_MESSAGE_CHARS = 300;
 
 export async function bulkEditItems(args: BulkEditArgs, context: ToolContext<CanvasApiDeps>): Promise<Json> {
   const isDelete = args.delete === true;
@@ -132,7 +130,7 @@ async function applyUpdates(args: BulkEditArgs, targets: readonly Target[], chan
       try {
         await step();
       } catch (error) {
-        if (index === 0 && outOfBudget(error)) {
+        if (index === 0 && neverSentForBudget(error)) {
           stopped = true;
           return void outcome.notSent.push(id);
         }
@@ -160,7 +158,7 @@ async function applyDeletes(args: BulkEditArgs, targets: readonly Target[], cont
       context.progress(outcome.done.length, targets.length, `${outcome.done.length} of ${targets.length} items deleted`);
     } catch (error) {
       if (error instanceof ToolError && error.details.kind === 'not_found') return void outcome.gone.push(target.id);
-      if (outOfBudget(error)) {
+      if (neverSentForBudget(error)) {
         stopped = true;
         return void outcome.notSent.push(target.id);
       }
@@ -177,18 +175,10 @@ function sender(boardId: string, context: ToolContext<CanvasApiDeps>): Send {
     (await context.deps.client.request<unknown>({ method, effect, path, pathParams: { board_id: boardId, item_id: itemId }, ...extra, signal: context.signal, resourceLabel: `the item "${itemId}"` })).data;
 }
 
-function outOfBudget(error: unknown): boolean {
-  return error instanceof ToolError && error.details.kind === 'budget_exceeded';
-}
-
 /** What a failure means: refused by the platform (nothing happened), or it may have happened. `partly`: an earlier request of the item was done. */
 function failureOf(error: unknown, partly: boolean): Omit<Failure, 'id'> {
-  const toolError = error instanceof ToolError ? error : undefined;
-  const status = toolError?.details.status;
-  const said = toolError?.details.platformMessage !== undefined ? quotedText(toolError.details.platformMessage, PLATFORM_MESSAGE_CHARS) : toolError?.details.message;
-  const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${said}` : 'internal error';
-  const may = toolError?.details.mayHaveHappened ?? !(status !== undefined && status >= 400 && status < 500);
-  return { may_have_happened: may || partly, error: partly ? `${message} (after part of its change was made)` : message };
+  const { mayHaveHappened, message } = writeFailure(error);
+  return { may_have_happened: mayHaveHappened || partly, error: partly ? `${message} (after part of its change was made)` : message };
 }
 
 function report(args: BulkEditArgs, outcome: Outcome, total: number, unchanged: string[]): Json {

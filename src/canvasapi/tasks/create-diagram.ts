@@ -13,7 +13,6 @@
 import { ToolError } from '../../core/errors.js';
 import { escapeHtml } from '../../core/html.js';
 import { isRecord } from '../../core/json.js';
-import { quotedText } from '../../core/tools/line-text.js';
 import { runOffThread, type OffThreadStep } from '../../core/tools/off-thread.js';
 import type { ToolContext } from '../../core/tools/tool.js';
 import type { CanvasApiDeps } from '../handler.js';
@@ -26,6 +25,7 @@ import type { BoardGet } from './board-tags.js';
 import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
+import { neverSentForBudget, writeFailure } from './write-failure.js';
 import { BOX_FONT, NEAR_END, NEAR_START, spreadEnds } from './mermaid-boxes.js';
 
 type Json = Record<string, unknown>;
@@ -36,8 +36,6 @@ const CONNECTOR_CONCURRENCY = 4;
 const SHAPE_SIZE = { width: 220, height: 110 };
 const STICKY_SIZE = { width: 200, height: 200 };
 const GAP = { node: 60, rank: 90 };
-/** A platform's error message in a failure is cut here. */
-const PLATFORM_MESSAGE_CHARS = 300;
 /** Room between the frame_title frame's edge and the diagram. */
 const FRAME_PADDING = 80;
 
@@ -257,7 +255,7 @@ async function createNodes(placed: Placed[], positionOf: (p: Placed) => { positi
       chunk.forEach((p, index) => drawn.itemOf.set(p.node.id, ids[index]!));
       for (const _ of chunk) step(`${drawn.itemOf.size} of ${placed.length} nodes created`);
     } catch (error) {
-      // Out of budget (time), this chunk was never sent: it is not sent like the rest.
+      // The call's time ran out before this chunk was sent: it is not sent like the rest (one whose answer was awaited may exist: failed below).
       if (outOfBudget(error)) {
         drawn.notSentNodes = placed.slice(start).map((p) => p.node.id);
         return;
@@ -335,10 +333,8 @@ async function createConnectors(plan: Plan, drawn: Drawn, create: Create, signal
   drawn.notSentEdges.sort((a, b) => a - b);
 }
 
-/** The call's budget refused the request: it was never sent. */
-export function outOfBudget(error: unknown): boolean {
-  return error instanceof ToolError && error.details.kind === 'budget_exceeded';
-}
+/** The call's budget refused the request before sending it (write-failure.ts). */
+export const outOfBudget = neverSentForBudget;
 
 /** The platform refused the very first request: nothing exists, so its own error says best what to fix. */
 function refusedBeforeAnything(error: unknown, failed: Failure[]): void {
@@ -407,15 +403,10 @@ function report(args: { board_id: string }, plan: Plan, drawn: Drawn, anchoring:
   return result;
 }
 
-/** What a failure means for what exists: a refusal created nothing; anything else may have. */
+/** What a failure means for what exists (write-failure.ts): a refusal created nothing; anything else may have. */
 export function failureOf(error: unknown): Pick<Failure, 'outcome' | 'retry_safe' | 'error'> {
-  const toolError = error instanceof ToolError ? error : undefined;
-  const status = toolError?.details.status;
-  const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited', 'budget_exceeded'].includes(toolError.details.kind));
-  // The platform's own words are quoted (core/tools/line-text.ts); ours are not.
-  const said = toolError?.details.platformMessage !== undefined ? quotedText(toolError.details.platformMessage, PLATFORM_MESSAGE_CHARS) : toolError?.details.message;
-  const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${said}` : 'internal error';
-  return refused ? { outcome: 'not_created', retry_safe: true, error: message } : { outcome: 'may_exist', retry_safe: false, error: message };
+  const { mayHaveHappened, message } = writeFailure(error);
+  return mayHaveHappened ? { outcome: 'may_exist', retry_safe: false, error: message } : { outcome: 'not_created', retry_safe: true, error: message };
 }
 
 export function idOf(record: unknown): string {

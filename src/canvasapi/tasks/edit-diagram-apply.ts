@@ -16,6 +16,7 @@ import type { CanvasApiDeps } from '../handler.js';
 import { itemLinkTemplate } from '../params.js';
 import type { Scope, ScopeConnector, ScopeItem } from './board-mermaid.js';
 import { freeSpot, type Box } from './diagram-placement.js';
+import { neverSentForBudget, writeFailure } from './write-failure.js';
 import type { MermaidEdge, MermaidFlowchart } from './mermaid.js';
 
 type Json = Record<string, unknown>;
@@ -64,7 +65,6 @@ const REACH_PX = 2_800;
 const CONCURRENCY = 4;
 /** Characters of a text shown in a report line. */
 const LINE_TEXT = 80;
-const PLATFORM_MESSAGE_CHARS = 300;
 /** The platform's own item endpoint per type, and the field that holds its text. */
 const TEXT_FIELD: Readonly<Record<string, [string, string]>> = { shape: ['shapes', 'content'], sticky_note: ['sticky_notes', 'content'], text: ['texts', 'content'], card: ['cards', 'title'] };
 
@@ -196,7 +196,7 @@ export async function applyEdit(args: EditDiagramArgs, scopeLabel: string, plan:
     list.forEach((t, index) => {
       const outcome = outcomes[index];
       if (outcome === DONE) work.done.push(line(t));
-      else if (budgetExceeded(outcome)) work.notSent.push(line(t));
+      else if (neverSentForBudget(outcome)) work.notSent.push(line(t));
       else work.failed.push({ change: line(t), ...failureOf(outcome, create) });
     });
   };
@@ -238,7 +238,7 @@ async function createNodes(plan: EditPlan, spots: Map<string, Spot>, send: Send,
       step(`${node.key} created`);
     });
   } catch (error) {
-    if (budgetExceeded(error)) work.notSent.push(...placed.map(line));
+    if (neverSentForBudget(error)) work.notSent.push(...placed.map(line));
     else work.failed.push(...placed.map((node) => ({ change: line(node), ...failureOf(error, true) })));
   }
 }
@@ -280,16 +280,11 @@ function sender(boardId: string, context: ToolContext<CanvasApiDeps>): Send {
     (await context.deps.client.request<unknown>({ method, effect, path, pathParams: { board_id: boardId, ...pathParams }, ...(body === undefined ? {} : { body }), signal: context.signal, resourceLabel: label })).data;
 }
 
-const budgetExceeded = (error: unknown) => error instanceof ToolError && error.details.kind === 'budget_exceeded';
 
 /** A refusal (4xx, or refused before sending) did nothing; anything else may have happened. A create that may have happened is not safe to send again. */
 function failureOf(error: unknown, create: boolean): Omit<Failure, 'change'> {
-  const toolError = error instanceof ToolError ? error : undefined;
-  const status = toolError?.details.status;
-  const refused = toolError !== undefined && ((status !== undefined && status >= 400 && status < 500) || ['invalid_input', 'not_configured', 'unauthorized', 'forbidden', 'not_found', 'bad_request', 'rate_limited'].includes(toolError.details.kind));
-  const said = toolError?.details.platformMessage !== undefined ? quotedText(toolError.details.platformMessage, PLATFORM_MESSAGE_CHARS) : toolError?.details.message;
-  const message = toolError ? `${toolError.details.kind}${status ? ` (HTTP ${status})` : ''}: ${said}` : 'internal error';
-  return refused ? { outcome: 'not_done', retry_safe: true, error: message } : { outcome: 'may_have_happened', retry_safe: !create, error: message };
+  const { mayHaveHappened, message } = writeFailure(error);
+  return mayHaveHappened ? { outcome: 'may_have_happened', retry_safe: !create, error: message } : { outcome: 'not_done', retry_safe: true, error: message };
 }
 
 function report(args: EditDiagramArgs, common: Json, total: number, work: Work, context: ToolContext<CanvasApiDeps>): Json {
