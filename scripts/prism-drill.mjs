@@ -101,13 +101,15 @@ const GIVEN_ARGS = {
     { mermaid: 'flowchart TD\nA[Start] --> B{Check}\nB -->|yes| C[Done]' },
     { mermaid: 'sequenceDiagram\n  A->>B: hi\n  A->>A: think\n  Note right of B: n' },
     { mermaid: 'mindmap\n  root\n    a\n      b\n    c' },
+    { mermaid: 'classDiagram\n  Animal <|-- Duck\n  Animal : +int age\n  class Duck { +swim() }' },
+    { mermaid: 'erDiagram\n  CUSTOMER ||--o{ ORDER : places\n  ORDER { string id PK }' },
   ],
   'CanvasApi.ViewBoard': { item_ids: ['3074457345618265000', '3074457345618265001'] },
   'CanvasApi.CreateBoardLayout': [{ layout: 'kanban', sections: [{ title: 'To do', items: ['a', 'b'] }, { title: 'Done', items: ['c'] }] }],
   // Previews only (a confirm needs the preview's token): a recolour by type, a delete by ID.
   'CanvasApi.BulkEditItems': [{ filter: { type: 'sticky_note' }, update: { color: 'green' } }, { filter: { item_ids: ['3074457345618265000'] }, delete: true }],
   // A frame's diagram as text, and an edit of it (the mock's answers differ from the header's state: refused as changed, or planned).
-  'CanvasApi.ReadBoard': [{}, { frame_id: '3074457345618265000', format: 'mermaid' }, { query: 'a', format: 'mermaid' }],
+  'CanvasApi.ReadBoard': [{}, { format: 'outline' }, { frame_id: '3074457345618265000', format: 'mermaid' }, { query: 'a', format: 'mermaid' }],
   'CanvasApi.EditDiagram': [
     { board_id: 'uXjVDrill0=', dry_run: true, mermaid: '%% toolservers board=uXjVDrill0= frame=3074457345618265000 read=2026-12-01T00:00:00Z state=0000000000000000\nflowchart TB\n  i3074457345618265001["Renamed"]\n  n1["New"]\n  i3074457345618265001 --> n1' },
     { board_id: 'uXjVDrill0=', mermaid: '%% toolservers board=uXjVDrill0= seeds=3074457345618265001 read=2026-12-01T00:00:00Z state=0000000000000000\nflowchart LR\n  i3074457345618265001["Renamed"]' },
