@@ -339,12 +339,15 @@ describe('CanvasApi.BulkEditItems against the sandbox', () => {
       assert.match(JSON.stringify(data.issues), problem);
     }
     assert.equal(sandbox.requests.length, sentBefore, 'nothing was sent');
+    assert.match(String((await callTool(server, TOOL, { board_id: board, filter: {} })).data.message), /^Invalid arguments \(nothing was sent\)/);
 
     await make(sandbox, board, Array.from({ length: 101 }, (_, i) => ({ text: `N${i}`, color: 'yellow' })));
     clearRequests();
     const tooMany = await callTool(server, TOOL, { board_id: board, filter: { type: 'sticky_note' }, update: { color: 'red' } });
     assert.equal(tooMany.isError, true);
     assert.match(JSON.stringify((tooMany.data as J).issues), /101 items match; at most 100/);
+    // A check on what the platform holds: its reads were sent, and the message says so.
+    assert.match(String((tooMany.data as J).message), /^Invalid arguments \(only reads were sent, nothing was changed\)/);
     assert.deepEqual(writes(sandbox), []);
     const noTag = await callTool(server, TOOL, { board_id: board, filter: { tag: 'nope' }, delete: true });
     assert.equal((noTag.data as J).issues[0].parameter, 'filter.tag');

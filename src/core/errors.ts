@@ -4,7 +4,7 @@
  */
 
 export type ToolErrorKind =
-  | 'invalid_input' // the agent's arguments break the tool's contract; nothing was sent
+  | 'invalid_input' // the agent's arguments break the tool's contract; nothing was sent (a task tool's check on the platform's data: only reads)
   | 'not_configured' // credentials or settings are missing; nothing was sent
   | 'unauthorized' // 401: token missing, invalid or expired
   | 'forbidden' // 403: token lacks access
@@ -60,18 +60,19 @@ export class ToolError extends Error {
     this.details = details;
   }
 
-  static invalidInput(issues: InputIssue[]): ToolError {
+  /** `afterReads`: a check that needed the platform's data (a task tool's); only reads were sent, nothing was changed. */
+  static invalidInput(issues: InputIssue[], afterReads = false): ToolError {
     const summary = issues.map((i) => `${i.parameter}: ${i.problem}`).join('; ');
     return new ToolError({
       kind: 'invalid_input',
-      message: `Invalid arguments (nothing was sent): ${summary}`,
+      message: `Invalid arguments (${afterReads ? 'only reads were sent, nothing was changed' : 'nothing was sent'}): ${summary}`,
       nextStep: 'Fix the listed parameters and call the tool again.',
       issues,
     });
   }
 
-  static invalidParameter(parameter: string, problem: string): ToolError {
-    return ToolError.invalidInput([{ parameter, problem }]);
+  static invalidParameter(parameter: string, problem: string, afterReads = false): ToolError {
+    return ToolError.invalidInput([{ parameter, problem }], afterReads);
   }
 
   /** The JSON object placed in an error result (snake_case, undefined fields dropped). */

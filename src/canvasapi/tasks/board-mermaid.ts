@@ -205,7 +205,7 @@ function growComponent(seeds: string[], connectors: ScopeConnector[], byId: Read
 
 function tooBig(what: string, request: ScopeRequest): ToolError {
   const parameter = request.frame ? 'frame_id' : 'query';
-  return ToolError.invalidParameter(parameter, `the diagram has ${what}; as Mermaid, at most ${DIAGRAM_LIMITS.nodes} items and ${DIAGRAM_LIMITS.edges} connectors: ${request.frame ? 'read a smaller frame' : 'name a smaller set of connected shapes'}`);
+  return ToolError.invalidParameter(parameter, `the diagram has ${what}; as Mermaid, at most ${DIAGRAM_LIMITS.nodes} items and ${DIAGRAM_LIMITS.edges} connectors: ${request.frame ? 'read a smaller frame' : 'name a smaller set of connected shapes'}`, true);
 }
 
 /** A digest of every item's and connector's ID and modifiedAt: any change, addition or removal changes it. */
@@ -313,7 +313,7 @@ export async function readBoardMermaid(args: MermaidReadArgs, context: ToolConte
   const get = boardGet(args.board_id, context);
   const read = context.deps.now().toISOString();
   const scope = await readScope(get, context.signal, { ...(args.frame_id ? { frame: args.frame_id } : {}), ...(args.query ? { query: args.query } : {}) });
-  if (!scope.frame && !scope.seeds.length) throw ToolError.invalidParameter('query', 'no shape, sticky note, text or card has this text or ID');
+  if (!scope.frame && !scope.seeds.length) throw ToolError.invalidParameter('query', 'no shape, sticky note, text or card has this text or ID', true);
   const unsafe = [...scope.items.keys(), ...scope.connectors.map((c) => c.id)].filter((id) => !SAFE_ID.test(id));
   if (unsafe.length) throw new ToolError({ kind: 'upstream_error', message: `The platform gave IDs Mermaid cannot carry (${unsafe.slice(0, 3).map(idText).join(', ')}); read the board as items instead.` });
   const lines = mermaidLines(scope, { board: args.board_id, ...(scope.frame ? { frame: scope.frame.id } : {}), seeds: scope.seeds, read, state: scope.state });

@@ -115,7 +115,7 @@ export function checkTypes(update: BulkUpdate | undefined, isDelete: boolean, ta
   const issues = update ? typeIssues(update, targets.map((t) => t.type)) : [];
   const frames = targets.filter((t) => t.type === 'frame');
   if (isDelete && frames.length) issues.push({ parameter: 'delete', problem: `${frames.length} of the matched items are frames, which this tool does not delete (their items' fate differs): add filter.type, or delete a frame with CanvasApi.DeleteFrameItem` });
-  if (issues.length) throw ToolError.invalidInput(issues);
+  if (issues.length) throw ToolError.invalidInput(issues, true);
 }
 
 /** One item's change, or undefined when it is already as asked (or moves with its matched frame). */

@@ -84,7 +84,7 @@ export function tagNamed(tags: BoardTags, title: string, parameter: string): { i
   const found = tags.byTitle.get(title.trim().toLowerCase());
   if (found) return found;
   const read = tags.complete ? `among the board's ${tags.byId.size} tags` : `among the first ${tags.byId.size} tags read (the board has more)`;
-  throw ToolError.invalidParameter(parameter, `no tag is titled ${JSON.stringify(title)} ${read}; CanvasApi.GetBoardTags lists them, CanvasApi.CreateBoardTag makes one`);
+  throw ToolError.invalidParameter(parameter, `no tag is titled ${JSON.stringify(title)} ${read}; CanvasApi.GetBoardTags lists them, CanvasApi.CreateBoardTag makes one`, true);
 }
 
 function offsetPage(get: Get, path: string, query: Record<string, QueryValue>) {
@@ -204,7 +204,7 @@ export async function selectTargets(get: Get, signal: AbortSignal, filter: BulkF
 }
 
 function tooMany(parameter: string, what: string): ToolError {
-  return ToolError.invalidParameter(parameter, `${what}; at most ${BULK_LIMITS.maxItems} items are changed in one call: narrow the filter (type, frame_id, tag, text, color, or item_ids), then edit the rest with another call`);
+  return ToolError.invalidParameter(parameter, `${what}; at most ${BULK_LIMITS.maxItems} items are changed in one call: narrow the filter (type, frame_id, tag, text, color, or item_ids), then edit the rest with another call`, true);
 }
 
 /** Every page of a list, at most scanPages: a longer list is refused, naming what to narrow with. */
@@ -220,7 +220,7 @@ async function walkAll(signal: AbortSignal, fetchPage: (at: PagePosition | undef
     },
   });
   if (!walk.complete) {
-    throw ToolError.invalidParameter('filter', `${what} were not all read (${walk.stop === 'pages' ? `more than ${BULK_LIMITS.scanPages * 50} to look through` : `stopped: ${walk.stop}`}): narrow the filter with type, frame_id, tag or item_ids, so that the whole set is known before anything changes`);
+    throw ToolError.invalidParameter('filter', `${what} were not all read (${walk.stop === 'pages' ? `more than ${BULK_LIMITS.scanPages * 50} to look through` : `stopped: ${walk.stop}`}): narrow the filter with type, frame_id, tag or item_ids, so that the whole set is known before anything changes`, true);
   }
   return records;
 }

@@ -45,7 +45,7 @@ export async function editDiagram(args: EditDiagramArgs, context: ToolContext<Ca
   return applyEdit(args, scopeLabel, plan, placed, context, args.dry_run === true);
 }
 
-const invalid = (problems: string[]) => ToolError.invalidInput(problems.slice(0, 10).map((problem) => ({ parameter: 'mermaid', problem })));
+const invalid = (problems: string[], afterReads = false) => ToolError.invalidInput(problems.slice(0, 10).map((problem) => ({ parameter: 'mermaid', problem })), afterReads);
 
 /** The header and the flowchart; anything unreadable refused with its line, nothing sent. */
 function readText(args: EditDiagramArgs): { header: Header; chart: MermaidFlowchart } {
@@ -164,7 +164,7 @@ function planEdit(scope: Scope, chart: MermaidFlowchart): EditPlan {
     if (end) plan.removeConnectors.push({ connector: c, withItem: end });
   }
   checkBounds(plan, problems);
-  if (problems.length) throw invalid(problems);
+  if (problems.length) throw invalid(problems, true);
   return plan;
 }
 
