@@ -19,6 +19,8 @@ import { VIEW_MIME_TYPE } from '../src/core/tools/views.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, startTestSandbox, sandboxBoards } from './support/harness.js';
 import { assertSelfContained } from './support/views.js';
+import { platform } from './support/sandbox-board.js';
+import { htmlLines } from './support/svg-text.js';
 import { CHROMIUM, NO_CHROMIUM } from './support/chromium.js';
 import { screenshot, showView as show, type Browser, type Page } from './support/view-host.js';
 
@@ -189,6 +191,33 @@ describe('the board view in a real browser', { skip }, () => {
     // Connectors: one path (with its head) per connector, outside the items' groups.
     const data = result._meta![KEY] as J;
     assert.equal(data.connectors.length, answer.connector_items.length);
+    assert.deepEqual(blocked, []);
+    await page.close();
+  });
+  it('CreateDiagram: a class box shows one line per member, left-aligned from the box\'s left padding, from its top', async () => {
+    const board = boardNamed('Payments Architecture');
+    const mermaid = ['classDiagram', '  class Customer {', '    +String name', '    +String custNumber', '    +placeOrder() Order', '  }', '  Customer --> Order'].join('\n');
+    const args = { board_id: board, mermaid, origin_x: 15_000, origin_y: 9_000 };
+    const result = await client.callTool({ name: 'CanvasApi.CreateDiagram', arguments: args });
+    assert.equal(result.isError, undefined, JSON.stringify(result.content));
+    const id = String((result.structuredContent as J).node_items.Customer);
+    // The lines its HTML shows on the platform, read back by raw HTTP.
+    const expected = htmlLines((await platform(sandbox, 'GET', `/v2/boards/${board}/shapes/${id}`)).data.content);
+    const { page, blocked } = await show(browser, html, args, result, HEIGHT);
+    const drawn = await page.frameLocator('iframe').locator(`.canvas > svg g[data-id="${id}"]`).evaluate((node) => {
+      const g = node as unknown as { querySelector: (s: string) => { getBBox: () => { x: number; y: number; width: number; height: number }; getAttribute: (n: string) => string | null; querySelectorAll: (s: string) => ArrayLike<{ textContent: string | null }> } };
+      const text = g.querySelector('text');
+      const outline = g.querySelector('path');
+      // An SVGRect does not cross to the test as JSON: its numbers do.
+      const rect = (r: { x: number; y: number; width: number; height: number }) => ({ x: r.x, y: r.y, width: r.width, height: r.height });
+      return { size: Number(text.getAttribute('font-size')), anchor: text.getAttribute('text-anchor'), lines: Array.from(text.querySelectorAll('tspan'), (t) => t.textContent), text: rect(text.getBBox()), box: rect(outline.getBBox()) };
+    });
+    assert.deepEqual(drawn.lines, expected, 'one line per member');
+    assert.equal(drawn.anchor, 'start');
+    // The ink starts at the left padding (8% of the width), not centred, and in the box's upper part.
+    assert.ok(Math.abs(drawn.text.x - (drawn.box.x + 0.08 * drawn.box.width)) <= 2, JSON.stringify(drawn));
+    const roomTop = drawn.box.y + 0.08 * drawn.box.height;
+    assert.ok(drawn.text.y >= roomTop - 1 && drawn.text.y <= roomTop + 0.3 * drawn.size, JSON.stringify(drawn));
     assert.deepEqual(blocked, []);
     await page.close();
   });

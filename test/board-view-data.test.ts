@@ -18,6 +18,8 @@ import { BOARD_VIEW_MAX_BYTES, BOARD_VIEW_TEXT_CHARS, boardViewData } from '../s
 import type { PictureItem } from '../src/canvasapi/tasks/board-picture.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, startTestSandbox, sandboxBoards } from './support/harness.js';
+import { platform } from './support/sandbox-board.js';
+import { htmlLines } from './support/svg-text.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEY = 'io.github.toolservers/board';
@@ -156,6 +158,38 @@ describe('the board view data on the sandbox', () => {
       assert.equal(byText('Start').fill, '#d5f692', 'light_green');
       assert.equal(byText('Check').fill, '#a6ccf5');
       assert.equal(byText('Check').shape, 'rhombus');
+    } finally {
+      await ui.close();
+    }
+  });
+
+  it('CreateDiagram: class boxes and sequence blocks carry the lines and the alignment it sent, as the platform holds them', async () => {
+    const ui = await connected(UI);
+    try {
+      const board = boardNamed('Payments Architecture');
+      const classes = ['classDiagram', '  class Customer {', '    +String name', '    +String custNumber', '    +placeOrder() Order', '  }', '  Customer --> Order'].join('\n');
+      const sequence = ['sequenceDiagram', '  Alice->>Cache: get', '  alt cache hit', '    Cache-->>Alice: value', '  else miss', '    Alice->>DB: query', '  end'].join('\n');
+      const seen: J[] = [];
+      for (const [mermaid, x] of [[classes, 9_000], [sequence, 12_000]] as const) {
+        const result = await ui.callTool({ name: 'CanvasApi.CreateDiagram', arguments: { board_id: board, mermaid, origin_x: x, origin_y: 9_000 } });
+        assert.equal(result.isError, undefined, JSON.stringify(result.content));
+        const data = result._meta![KEY] as J;
+        assertBounded(data, (result.structuredContent as J).item_link);
+        for (const item of data.items.filter((i: J) => i.type === 'shape')) {
+          // Read back by raw HTTP: the lines its HTML shows, and where its style puts them (centre and middle are the drawing's default, left out).
+          const record = await platform(sandbox, 'GET', `/v2/boards/${board}/shapes/${item.id}`);
+          assert.deepEqual(item.text ? item.text.split('\n') : [], htmlLines(record.data.content), item.id);
+          const h = record.style.textAlign;
+          const v = record.style.textAlignVertical;
+          assert.equal(item.textAlign, h === 'left' || h === 'right' ? h : undefined, `${item.id}'s textAlign`);
+          assert.equal(item.textAlignVertical, v === 'top' || v === 'bottom' ? v : undefined, `${item.id}'s textAlignVertical`);
+          seen.push(item);
+        }
+      }
+      const box = seen.find((item) => item.text.startsWith('Customer\n'));
+      assert.ok(box && box.text.split('\n').length >= 4 && box.textAlign === 'left' && box.textAlignVertical === 'top', JSON.stringify(box));
+      const block = seen.find((item) => item.text === 'alt: cache hit');
+      assert.ok(block && block.textAlign === 'left' && block.textAlignVertical === 'top', JSON.stringify(block));
     } finally {
       await ui.close();
     }

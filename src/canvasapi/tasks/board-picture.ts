@@ -5,7 +5,7 @@
  * in a worker. Nothing here fetches: images, documents and embeds are labelled placeholders.
  */
 import { DEJAVU_ADVANCES, DEJAVU_ADVANCE_FIRST, DEJAVU_AVERAGE_ADVANCE, DEJAVU_COVERAGE } from './dejavu-metrics.js';
-import { plainText } from './text.js';
+import { plainLines, plainText } from './text.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,12 +23,16 @@ export interface PictureItem {
   rotation?: number;
   /** Shape kind (shapes), sticky shape, or undefined. */
   shape?: string;
+  /** Plain text; '\n' between the platform's lines. */
   text: string;
   fill?: string;
   border?: string;
   borderWidth?: number;
   textColor?: string;
   fontSize?: number;
+  /** The style's text alignment when not the drawing's default (centre, middle). */
+  textAlign?: 'left' | 'right';
+  textAlignVertical?: 'top' | 'bottom';
   /** The small number drawn on it, when numbered. */
   number?: number;
   /** A mind-map node's parent node: a line joins them when both are drawn. */
@@ -111,26 +115,43 @@ const num = (value: unknown): number | undefined => {
   return typeof n === 'number' && Number.isFinite(n) ? Math.max(-PICTURE_NUMBER_LIMIT, Math.min(PICTURE_NUMBER_LIMIT, n)) : undefined;
 };
 
-/** The text an item shows: its content, title (frames, cards, media) or nothing, as plain text. */
+/** Characters of an item's text kept (lines joined by '\n'): more never fits in its box (ViewBoard draws 400, the view gets 300). */
+const TEXT_CHARS = 1_000;
+
+/** An HTML text's plain lines (the platform's line breaks kept) joined by '\n', TEXT_CHARS at most (and one to mark a cut). */
+export const plainLinesText = (html: unknown): string => plainLines(html, TEXT_CHARS).join('\n');
+
+/** The style's text alignment, kept only when valid and not the drawing's default; a sticky's `top` (the platform's default for every sticky) is drawn centred as before. */
+export function alignmentOf(type: string, style: Json): Pick<PictureItem, 'textAlign' | 'textAlignVertical'> {
+  const h = style.textAlign;
+  const v = style.textAlignVertical;
+  return {
+    ...(h === 'left' || h === 'right' ? { textAlign: h } : {}),
+    ...(v === 'bottom' || (v === 'top' && type !== 'sticky_note') ? { textAlignVertical: v } : {}),
+  };
+}
+
+/** The text an item shows: its content, title (frames, cards, media) or nothing, as plain lines joined by '\n'. */
 function textOf(type: string, data: Json): string {
+  const lines = plainLinesText;
   const title = typeof data.title === 'string' ? data.title : '';
   const content = typeof data.content === 'string' ? data.content : '';
   switch (type) {
     case 'frame':
     case 'card':
     case 'app_card':
-      return plainText(title);
+      return lines(title);
     case 'image':
     case 'document':
     case 'embed':
-      return plainText(title || (typeof data.providerName === 'string' ? data.providerName : ''));
+      return lines(title || (typeof data.providerName === 'string' ? data.providerName : ''));
     case 'mindmap_node': {
       // The node's text sits one level down: data.nodeView.data.content.
       const view = isRecord(data.nodeView) && isRecord(data.nodeView.data) ? data.nodeView.data : {};
-      return plainText(typeof view.content === 'string' ? view.content : '');
+      return lines(typeof view.content === 'string' ? view.content : '');
     }
     default:
-      return plainText(content || title);
+      return lines(content || title);
   }
 }
 
@@ -184,6 +205,7 @@ export function toPictureItems(records: readonly Json[]): PictureItem[] {
     if (textColor) item.textColor = textColor;
     const fontSize = num(style.fontSize);
     if (fontSize) item.fontSize = fontSize;
+    Object.assign(item, alignmentOf(type, style));
     const parentId = isRecord(record.parent) && record.parent.id !== undefined ? String(record.parent.id) : undefined;
     if (type === 'mindmap_node' && parentId !== undefined && byId.get(parentId)?.type === 'mindmap_node') item.parentNode = parentId;
     items.push(item);
@@ -379,14 +401,17 @@ export function fontDraws(code: number): boolean {
   return false;
 }
 
-/** The text without what the font cannot draw (emoji, scripts it lacks), which would show as empty boxes; blanks collapsed. */
+/**
+ * The text without what the font cannot draw (emoji, scripts it lacks), which would show as empty
+ * boxes; blanks collapsed; its line breaks ('\n') kept, blanks around them dropped.
+ */
 export function drawableText(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0)!;
-    out += /\s/.test(char) ? ' ' : fontDraws(code) ? char : '';
+    out += char === '\n' ? '\n' : /\s/.test(char) ? ' ' : fontDraws(code) ? char : '';
   }
-  return out.replace(/ {2,}/g, ' ').trim();
+  return out.replace(/ {2,}/g, ' ').replace(/ ?\n ?/g, '\n').trim();
 }
 
 /** The width of `text` in ems, as DejaVu Sans advances it (kerning aside). */
@@ -412,30 +437,35 @@ function fittingStart(word: string, widthPx: number, sizePx: number): string {
 }
 
 /**
- * Lines of `text` that fit `widthPx` at `sizePx`, measured with DejaVu Sans's advances; lines
- * break between words, inside a word only when it alone is too wide; past `maxLines` the last
- * line ends with "…".
+ * Lines of `text` that fit `widthPx` at `sizePx`, measured with DejaVu Sans's advances; each
+ * '\n' starts a line (the platform's line breaks); lines break between words, inside a word only
+ * when it alone is too wide; past `maxLines` the last line ends with "…".
  */
 export function wrapText(text: string, widthPx: number, sizePx: number, maxLines: number): string[] {
   const fits = (line: string) => textWidthEm(line) * sizePx <= widthPx;
   const limit = Number.isFinite(maxLines) ? Math.max(1, Math.floor(maxLines)) : 1;
   const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && fits(`${line} ${word}`)) {
-      line += ` ${word}`;
-      continue;
+  const paragraphs = text.split('\n');
+  for (const paragraph of paragraphs) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      if (line && fits(`${line} ${word}`)) {
+        line += ` ${word}`;
+        continue;
+      }
+      if (line) lines.push(line);
+      line = word;
+      while (!fits(line) && [...line].length > 1) {
+        const start = fittingStart(line, widthPx, sizePx);
+        lines.push(start);
+        line = line.slice(start.length);
+      }
+      if (lines.length > limit) break;
     }
-    if (line) lines.push(line);
-    line = word;
-    while (!fits(line) && [...line].length > 1) {
-      const start = fittingStart(line, widthPx, sizePx);
-      lines.push(start);
-      line = line.slice(start.length);
-    }
+    // An empty paragraph between others is an empty line, as the platform shows it.
+    if (line || paragraphs.length > 1) lines.push(line);
     if (lines.length > limit) break;
   }
-  if (line) lines.push(line);
   if (lines.length <= limit) return lines;
   const kept = lines.slice(0, limit);
   let last = kept[limit - 1] ?? '';
@@ -450,16 +480,26 @@ const MIN_TEXT_PX = 6;
 const MIN_READABLE_PX = 10;
 const LINE_HEIGHT = 1.2;
 
-function textBlock(text: string, box: { x: number; y: number; w: number; h: number }, sizePx: number, colour: string, align: 'middle' | 'top'): string {
+/** Where a text sits in its box: the item's style, else centred both ways. */
+type TextAlignment = Pick<PictureItem, 'textAlign' | 'textAlignVertical'>;
+const CENTRED: TextAlignment = {};
+
+/** Below the last line's baseline: DejaVu Sans's descent (0.236 em) and a little air. */
+const DESCENT = 0.3;
+
+function textBlock(text: string, box: { x: number; y: number; w: number; h: number }, sizePx: number, colour: string, align: TextAlignment): string {
   const drawn = drawableText(text);
   // `!(>=)`: a size that is not a number (a box with no room) draws nothing either.
   if (!drawn || !(sizePx >= MIN_TEXT_PX) || !(box.w >= sizePx)) return '';
   const lineHeight = sizePx * LINE_HEIGHT;
   const lines = wrapText(drawn, box.w, sizePx, Math.max(1, Math.floor(box.h / lineHeight)));
-  const top = align === 'top' ? box.y + sizePx : box.y + box.h / 2 - ((lines.length - 1) * lineHeight) / 2 + sizePx * 0.35;
-  const cx = box.x + box.w / 2;
-  const spans = lines.map((l, i) => `<tspan x="${r2(cx)}" y="${r2(top + i * lineHeight)}">${escapeXml(l)}</tspan>`).join('');
-  return `<text font-size="${r2(sizePx)}" fill="${colour}" text-anchor="middle">${spans}</text>`;
+  const block = (lines.length - 1) * lineHeight;
+  const v = align.textAlignVertical;
+  const top = v === 'top' ? box.y + sizePx : v === 'bottom' ? box.y + box.h - sizePx * DESCENT - block : box.y + box.h / 2 - block / 2 + sizePx * 0.35;
+  const h = align.textAlign;
+  const [x, anchor] = h === 'left' ? [box.x, 'start'] : h === 'right' ? [box.x + box.w, 'end'] : [box.x + box.w / 2, 'middle'];
+  const spans = lines.map((l, i) => `<tspan x="${r2(x)}" y="${r2(top + i * lineHeight)}">${escapeXml(l)}</tspan>`).join('');
+  return `<text font-size="${r2(sizePx)}" fill="${colour}" text-anchor="${anchor}">${spans}</text>`;
 }
 
 /**
@@ -469,7 +509,7 @@ function textBlock(text: string, box: { x: number; y: number; w: number; h: numb
 export function fittedSize(text: string, w: number, h: number, scaled: number | undefined): number {
   if (!(w > 0 && h > 0)) return 0;
   const drawn = drawableText(text);
-  const longestWord = Math.max(0, ...drawn.split(' ').map((word) => textWidthEm(word)));
+  const longestWord = Math.max(0, ...drawn.split(/[ \n]/).map((word) => textWidthEm(word)));
   // The item's own size while it is readable and holds every word whole (as the platform shrinks a sticky's text).
   const ownReadable = scaled !== undefined && scaled >= MIN_READABLE_PX;
   if (ownReadable && scaled * longestWord <= w) return scaled;
@@ -537,7 +577,7 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
     case 'sticky_note': {
       const size = fittedSize(item.text, inner.w, inner.h, undefined);
       const ink = item.fill === '#000000' ? '#ffffff' : INK;
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${item.fill ?? STICKY_COLORS.light_yellow}"/>${textBlock(item.text, inner, size, ink, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${item.fill ?? STICKY_COLORS.light_yellow}"/>${textBlock(item.text, inner, size, ink, item)}`;
       break;
     }
     case 'shape': {
@@ -546,7 +586,7 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
       const sw = Math.max(1, (item.borderWidth ?? 2) * scale);
       const room = shapeTextBox(item.shape ?? 'rectangle', x, y, w, h);
       const size = fittedSize(item.text, room.w, room.h, fontPx);
-      body = `<path d="${shapePath(item.shape ?? 'rectangle', x, y, w, h)}" fill="${fill}" stroke="${stroke}" stroke-width="${r2(sw)}" stroke-linejoin="round"/>${textBlock(item.text, room, size, item.textColor ?? INK, 'middle')}`;
+      body = `<path d="${shapePath(item.shape ?? 'rectangle', x, y, w, h)}" fill="${fill}" stroke="${stroke}" stroke-width="${r2(sw)}" stroke-linejoin="round"/>${textBlock(item.text, room, size, item.textColor ?? INK, item)}`;
       break;
     }
     case 'card':
@@ -554,11 +594,11 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
       const theme = item.fill ?? '#2d9bf0';
       const bar = Math.max(2, 6 * scale);
       const text = { x: x + bar + w * 0.04, y, w: w - bar - w * 0.08, h };
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="#ffffff" stroke="${theme}" stroke-width="1"/><rect x="${r2(x)}" y="${r2(y)}" width="${r2(bar)}" height="${r2(h)}" fill="${theme}"/>${textBlock(item.text, text, fittedSize(item.text, text.w, text.h, undefined), INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="#ffffff" stroke="${theme}" stroke-width="1"/><rect x="${r2(x)}" y="${r2(y)}" width="${r2(bar)}" height="${r2(h)}" fill="${theme}"/>${textBlock(item.text, text, fittedSize(item.text, text.w, text.h, undefined), INK, CENTRED)}`;
       break;
     }
     case 'text': {
-      body = textBlock(item.text, { x, y, w, h }, fittedSize(item.text, w, h, fontPx), item.textColor ?? INK, 'middle');
+      body = textBlock(item.text, { x, y, w, h }, fittedSize(item.text, w, h, fontPx), item.textColor ?? INK, item);
       if (item.fill) body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${item.fill}"/>${body}`;
       break;
     }
@@ -566,16 +606,16 @@ function itemSvg(item: PictureItem, x: number, y: number, w: number, h: number, 
     case 'document':
     case 'embed': {
       const label = `[${item.type}]${item.text ? ` ${item.text}` : ''}`;
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${PLACEHOLDER_FILL}" stroke="${PLACEHOLDER_INK}" stroke-width="1" stroke-dasharray="6 4"/>${textBlock(label, inner, Math.min(16, fittedSize(label, inner.w, inner.h, undefined)), PLACEHOLDER_INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="${PLACEHOLDER_FILL}" stroke="${PLACEHOLDER_INK}" stroke-width="1" stroke-dasharray="6 4"/>${textBlock(label, inner, Math.min(16, fittedSize(label, inner.w, inner.h, undefined)), PLACEHOLDER_INK, CENTRED)}`;
       break;
     }
     case 'mindmap_node': {
       const size = fittedSize(item.text, inner.w, inner.h, fontPx);
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${item.border ?? INK}" stroke-width="1.5"/>${textBlock(item.text, inner, size, INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" rx="${r2(Math.min(h / 2, 8))}" fill="${item.fill ?? '#ffffff'}" stroke="${item.border ?? INK}" stroke-width="1.5"/>${textBlock(item.text, inner, size, INK, CENTRED)}`;
       break;
     }
     default:
-      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="none" stroke="${PLACEHOLDER_INK}" stroke-width="1"/>${textBlock(item.text, inner, fittedSize(item.text, inner.w, inner.h, undefined), INK, 'middle')}`;
+      body = `<rect x="${r2(x)}" y="${r2(y)}" width="${r2(w)}" height="${r2(h)}" fill="none" stroke="${PLACEHOLDER_INK}" stroke-width="1"/>${textBlock(item.text, inner, fittedSize(item.text, inner.w, inner.h, undefined), INK, CENTRED)}`;
   }
   // data-id: the board view finds the item clicked by it.
   return `<g data-id="${escapeXml(item.id)}"${rotate}>${body}</g>`;

@@ -22,7 +22,7 @@ import { isSmallLayout, LayoutTooBig, overBoundIssue, planLayout } from './diagr
 import { isExisting, planOf, resolveBare, type CreateDiagramArgs, type Plan, type PlanEdge, type PlanNode } from './diagram-plan.js';
 import { placeBeside, placeClear } from './diagram-placement.js';
 import type { BoardGet } from './board-tags.js';
-import { colourOf, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
+import { alignmentOf, colourOf, plainLinesText, STICKY_COLORS, toPictureConnectors, type PictureItem } from './board-picture.js';
 import { boardViewData, withBoardView, type BoardViewData } from './board-view-data.js';
 import { DIAGRAM_BULK_SIZE, EXISTING_ITEM_PREFIX } from '../task-vocabulary.js';
 import { neverSentForBudget, writeFailure } from './write-failure.js';
@@ -423,9 +423,7 @@ function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent
   if (p.node.shape === 'sticky_note') {
     return { type: 'sticky_note', data: { content: escapeHtml(p.node.text), shape: 'square' }, ...(p.node.color ? { style: { fillColor: p.node.color } } : {}), position: where.position, geometry: { width: p.width }, ...parent };
   }
-  // Class and ER boxes: their HTML, set top left at the font size they were sized for.
-  const boxStyle = p.node.html !== undefined ? { textAlign: 'left', textAlignVertical: 'top', fontSize: String(BOX_FONT) } : {};
-  const style = { ...(p.node.color ? { fillColor: p.node.color } : {}), ...boxStyle, ...p.node.style };
+  const style = shapeStyle(p);
   return {
     type: 'shape',
     data: { content: p.node.html ?? escapeHtml(p.node.text), shape: p.node.shape ?? 'round_rectangle' },
@@ -434,6 +432,12 @@ function bulkItem(p: Placed, where: { position: { x: number; y: number }; parent
     geometry: { width: p.width, height: p.height },
     ...parent,
   };
+}
+
+/** A shape's style as sent: its colour; class and ER boxes set top left at the font size they were sized for; the drawing's own. */
+function shapeStyle(p: Placed): Record<string, string> {
+  const boxStyle: Record<string, string> = p.node.html !== undefined ? { textAlign: 'left', textAlignVertical: 'top', fontSize: String(BOX_FONT) } : {};
+  return { ...(p.node.color ? { fillColor: p.node.color } : {}), ...boxStyle, ...p.node.style };
 }
 
 /**
@@ -456,7 +460,10 @@ function diagramView(plan: Plan, placed: Placed[], frameBoxes: FrameBox[], ancho
     const card = p.node.shape === 'card';
     const fill = colourOf(p.node.color, sticky ? STICKY_COLORS.light_yellow : undefined);
     const type = sticky ? 'sticky_note' : card ? 'card' : 'shape';
-    items.push({ id, type, x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text: p.node.text, ...(type === 'shape' ? { shape: p.node.shape ?? 'round_rectangle' } : {}), ...(fill ? { fill } : {}) });
+    // The lines of the text sent, placed as its style says (class and ER boxes, sequence blocks: top left).
+    const text = plainLinesText(type === 'shape' ? (p.node.html ?? escapeHtml(p.node.text)) : escapeHtml(p.node.text));
+    const shape = type === 'shape' ? { shape: p.node.shape ?? 'round_rectangle', ...alignmentOf(type, shapeStyle(p)) } : {};
+    items.push({ id, type, x: corner.x + p.x, y: corner.y + p.y, width: p.width, height: p.height, text, ...shape, ...(fill ? { fill } : {}) });
   }
   const records = plan.edges.flatMap((edge, index) => {
     const id = drawn.connectorOf[index];

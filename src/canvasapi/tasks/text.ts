@@ -61,7 +61,7 @@ export function plainText(value: unknown): string {
  * neither inside a tag nor inside an entity, so each is made as the whole text would be (the
  * test compares them on random texts, in pieces down to one character).
  */
-export function plainPieces(value: unknown, each: (piece: string) => boolean, pieceChars = PIECE_CHARS): void {
+export function plainPieces(value: unknown, each: (piece: string) => boolean, pieceChars = PIECE_CHARS, lineBreak = ' '): void {
   if (typeof value !== 'string' || value === '') return;
   let at = 0;
   // The tail of the last piece that may start an entity (never left after the last piece), and a
@@ -81,7 +81,8 @@ export function plainPieces(value: unknown, each: (piece: string) => boolean, pi
       end = Math.max(end, tagEnd);
       open = value.indexOf('<', tagEnd);
     }
-    let text = carry + value.slice(at, end).replace(BREAKS, ' ').replace(TAG, '');
+    const source = lineBreak === ' ' ? value.slice(at, end) : value.slice(at, end).replaceAll(lineBreak, '');
+    let text = carry + source.replace(BREAKS, lineBreak).replace(TAG, '');
     at = end;
     carry = '';
     const entity = at < value.length ? ENTITY_START.exec(text.slice(-10)) : null;
@@ -106,6 +107,58 @@ export function plainPieces(value: unknown, each: (piece: string) => boolean, pi
     started = true;
     if (!each(piece)) return;
   }
+}
+
+/** Marks a break tag in plainLines' pieces: not a blank, so it survives the collapsing (taken out of the source first). */
+const LINE_MARK = '\0';
+
+/**
+ * The plain lines of an HTML text as the platform shows them: each break tag (BREAKS) starts a
+ * line; within a line, as plainText (tags dropped, entities decoded, blanks collapsed). Empty
+ * lines before the first and after the last text are dropped. Read piece by piece, and only
+ * until the lines joined by '\n' pass `maxChars`: then one more character, so that a cut marks it.
+ */
+export function plainLines(value: unknown, maxChars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  // Empty lines kept only once a line with text follows; chars: what lines.join('\n') holds.
+  let empties = 0;
+  let chars = 0;
+  const close = () => {
+    const text = line.trim();
+    line = '';
+    if (text === '') {
+      if (lines.length) empties++;
+      return;
+    }
+    for (; empties > 0 && chars <= maxChars; empties--) {
+      lines.push('');
+      chars++;
+    }
+    empties = 0;
+    chars += text.length + (lines.length ? 1 : 0);
+    lines.push(text);
+  };
+  plainPieces(
+    value,
+    (piece) => {
+      for (const [index, part] of piece.split(LINE_MARK).entries()) {
+        if (index > 0) close();
+        if (chars > maxChars) return false;
+        line += part;
+      }
+      return chars + line.length <= maxChars;
+    },
+    PIECE_CHARS,
+    LINE_MARK,
+  );
+  close();
+  // The cut: the lines joined at most maxChars + 1 characters.
+  const joined = lines.join('\n');
+  if (joined.length <= maxChars + 1) return lines;
+  const kept = joined.slice(0, maxChars + 1).split('\n');
+  while (kept.length && kept[kept.length - 1]!.trim() === '') kept.pop();
+  return kept;
 }
 
 /** Pieces of several texts: the plain text of each non-empty one, joined by `separator`. */
