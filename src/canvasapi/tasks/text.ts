@@ -59,7 +59,8 @@ export function plainText(value: unknown): string {
 /**
  * plainText(value) in consecutive non-empty parts, until `each` returns false. A piece ends
  * neither inside a tag nor inside an entity, so each is made as the whole text would be (the
- * test compares them on random texts, in pieces down to one character).
+ * test compares them on random texts, in pieces down to one character). A break tag becomes
+ * `lineBreak` (a blank; plainLines passes a mark of its own, taken out of the source first).
  */
 export function plainPieces(value: unknown, each: (piece: string) => boolean, pieceChars = PIECE_CHARS, lineBreak = ' '): void {
   if (typeof value !== 'string' || value === '') return;
