@@ -6,22 +6,18 @@
  * duplicates, and the cost against the contract's tools.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
+import { listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox, canvasApiWithSecondBulkFailing } from './support/harness.js';
-import { boardItems, platform } from './support/sandbox-board.js';
+import { callTool, canvasApiServerFor, startTestSandbox, canvasApiWithSecondBulkFailing } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
+import { boardItems, boardWithItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { createBoardLayoutDefinition } from '../src/canvasapi/tasks/index.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Per layout, what each section's notes and header must be coloured (the layout's palette, in order). */
 const EXPECTED_COLOURS: Record<string, [string, string][]> = {
@@ -76,15 +72,6 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
   after(async () => {
     await sandbox?.close();
   });
-
-  async function boardWithItems(name: string): Promise<{ board: string; before: J[] }> {
-    const board = (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
-    await platform(sandbox, 'POST', `/v2/boards/${board}/items/bulk`, [
-      { type: 'sticky_note', data: { content: '<p>Already here</p>' }, position: { x: 0, y: 0 }, geometry: { width: 200 } },
-      { type: 'shape', data: { content: '<p>Old shape</p>', shape: 'rectangle' }, position: { x: 700, y: 300 }, geometry: { width: 400, height: 200 } },
-    ]);
-    return { board, before: await boardItems(sandbox, board) };
-  }
 
   /** The items list leaves style out: each item's own record has it. */
   const style = async (board: string, item: J) => (await platform(sandbox, 'GET', `/v2/boards/${board}/${({ shape: 'shapes', card: 'cards', sticky_note: 'sticky_notes' } as J)[item.type]}/${item.id}`)).style;
@@ -142,7 +129,7 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
 
   for (const [layout, input] of Object.entries(CASES)) {
     it(`${layout}: frames, headers and notes with their text and colour, inside their frames, overlapping nothing`, async () => {
-      const { board, before: existing } = await boardWithItems(`Layout ${layout}`);
+      const { board, before: existing } = await boardWithItems(sandbox, `Layout ${layout}`);
       const result = await callTool(server, 'CanvasApi.CreateBoardLayout', { board_id: board, layout, ...input });
       assert.equal(result.isError, false, JSON.stringify(result.data));
       const data = result.data as J;
@@ -190,7 +177,7 @@ describe('CanvasApi.CreateBoardLayout against the sandbox', () => {
   }
 
   it('story_map: activities over their steps in the backbone, each release a frame with its stories under their steps', async () => {
-    const { board, before: existing } = await boardWithItems('Layout story map');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Layout story map');
     const sections = [{ title: 'Sign up', items: ['Enter email', 'Confirm email'] }, { title: 'Find a product', items: ['Search', 'Browse', 'Filter'] }, { title: 'Pay', items: ['Checkout'] }];
     const releases = [
       { title: 'MVP', stories: [['Email form'], ['Link in mail'], ['Text search', 'Typo tolerance'], [], [], ['Card payment']] },
@@ -355,15 +342,7 @@ describe('CreateBoardLayout against the contract tools: calls and tokens', () =>
   it('a 3-column retro of 12 notes: the contract plan vs one call, the figures docs/tasks.md gives', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Retro cost' })).id as string;
     await platform(sandbox, 'POST', `/v2/boards/${board}/items/bulk`, [{ type: 'sticky_note', data: { content: '<p>Already here</p>' }, position: { x: 0, y: 0 } }]);
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     const columns = [{ title: 'Went well', items: texts('Good', 4) }, { title: 'To improve', items: texts('Worse', 4) }, { title: 'Actions', items: texts('Do', 4) }];
     // The contract plan: read the board to find room, a frame per column, the bulk body's schema, one bulk create of headers and notes.
     await call('contract', 'CanvasApi.RetrieveBoardItems', { board_identifier: board, items_limit: '50' });
@@ -380,12 +359,7 @@ describe('CreateBoardLayout against the contract tools: calls and tokens', () =>
     await call('contract', 'CanvasApi.AddItemsToCanvasBoard', { mode: 'execute', canvas_board_identifier: board, request_body: body });
     const made = await call('task', 'CanvasApi.CreateBoardLayout', { board_id: board, layout: 'retro', sections: columns });
     assert.equal(Object.keys(made.node_items).length, 15);
-    if (process.env.MEASURE === '1') console.log(`retro: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tool ${cost.task.calls} call ${cost.task.tokens} tokens`);
     assert.ok(cost.task.tokens < cost.contract.tokens / 2, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
-    const row = page.split('\n').find((line) => line.startsWith('| A 3-column retro of 12 notes |'));
-    assert.ok(row, 'docs/tasks.md has the row "A 3-column retro of 12 notes"');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateBoardLayout \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow('A 3-column retro of 12 notes', cost, 'CreateBoardLayout');
   });
 });

@@ -7,22 +7,18 @@
  * item; every request valid for the official spec; the cost against the contract's tools.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { CallBudget, WorkScope } from '../src/core/call-budget.js';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
+import { findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOOL = 'CanvasApi.BulkEditItems';
 const OWN: Record<string, string> = { sticky_note: 'sticky_notes', shape: 'shapes', text: 'texts', card: 'cards', frame: 'frames' };
 
@@ -458,15 +454,7 @@ describe('BulkEditItems against the contract tools: calls and tokens', () => {
     const frame = (await platform(sandbox, 'POST', `/v2/boards/${board}/frames`, { data: { title: 'Ideas', format: 'custom', type: 'freeform' }, position: { x: 0, y: 0 }, geometry: { width: 2000, height: 1000 } })).id as string;
     const yellow = await make(sandbox, board, Array.from({ length: 40 }, (_, i) => ({ text: `Idea ${i + 1}`, color: 'yellow', parent: frame, x: 100 + (i % 10) * 180, y: 150 + Math.floor(i / 10) * 230 })));
     await make(sandbox, board, Array.from({ length: 5 }, (_, i) => ({ text: `Question ${i + 1}`, color: 'blue', parent: frame, x: 100 + i * 180, y: 900 })));
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     // The contract plan: the frame's items (the list has no colours), each note's record for its colour, the update's body schema, an update per yellow note.
     const listed = await call('contract', 'CanvasApi.GetItemsWithinFrame', { board_id: board, frame_id: frame, item_retrieval_limit: '50', item_type_filter: 'sticky_note' });
     const ids = (listed.data as J[]).map((item) => item.id as string);
@@ -482,12 +470,7 @@ describe('BulkEditItems against the contract tools: calls and tokens', () => {
     const p = await call('task', 'CanvasApi.BulkEditItems', args);
     const d = await call('task', 'CanvasApi.BulkEditItems', { ...args, confirm: p.confirm });
     assert.equal(d.summary, '40 of 40 items updated.');
-    if (process.env.MEASURE === '1') console.log(`recolour: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tool ${cost.task.calls} calls ${cost.task.tokens} tokens`);
     assert.ok(cost.task.tokens < cost.contract.tokens / 2, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
-    const row = page.split('\n').find((line) => line.startsWith('| Recolour the 40 yellow stickies in frame Ideas to green |'));
-    assert.ok(row, 'docs/tasks.md has the row "Recolour the 40 yellow stickies in frame Ideas to green"');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| BulkEditItems \\| 2 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow('Recolour the 40 yellow stickies in frame Ideas to green', cost, 'BulkEditItems');
   });
 });

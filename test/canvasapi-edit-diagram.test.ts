@@ -9,26 +9,22 @@
  * the cost against the contract's tools.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, listTools, type AnyToolServer } from '../src/core/tools/registry.js';
+import { listTools, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { parseMermaid } from '../src/canvasapi/tasks/mermaid.js';
 import fc from 'fast-check';
 import { flatText } from '../src/core/tools/line-text.js';
 import { decodeMermaidText, mermaidText } from '../src/canvasapi/tasks/board-mermaid.js';
 import { editDiagramDefinition } from '../src/canvasapi/tasks/index.js';
-import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, startTestSandbox } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FLOW = ['flowchart TD', '  A[Start] --> B{Check}', '  B -->|ok| C(Ship)', '  B -->|no| D[Retry]', '  D --> B', '  C --> E([Done])'].join('\n');
 
 interface Box { left: number; top: number; right: number; bottom: number }
@@ -397,15 +393,7 @@ describe('Rename and remove a step against the contract tools: calls and tokens'
   });
 
   it('"Rename Check to Validate, and remove the Retry step": the contract plan vs 2 calls, the figures docs/tasks.md gives', async () => {
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     const draw = async (name: string) => {
       const board = (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
       const drawn = (await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, frame_title: 'Order flow', mermaid: FLOW })).data as J;
@@ -430,13 +418,8 @@ describe('Rename and remove a step against the contract tools: calls and tokens'
       assert.ok(!items.some((i) => i.id === ids.D));
       assert.equal((await boardConnectors(sandbox, board)).length, 3);
     }
-    if (process.env.MEASURE === '1') console.log(`rename and remove: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tools ${cost.task.calls} calls ${cost.task.tokens} tokens`);
     assert.equal(cost.task.calls, 2);
     assert.ok(cost.task.tokens < cost.contract.tokens, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
-    const row = page.split('\n').find((line) => line.startsWith('| Rename Check to Validate, and remove the Retry step |'));
-    assert.ok(row, 'docs/tasks.md has the row "Rename Check to Validate, and remove the Retry step"');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| ReadBoard \\+ EditDiagram \\| 2 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow('Rename Check to Validate, and remove the Retry step', cost, 'ReadBoard + EditDiagram');
   });
 });

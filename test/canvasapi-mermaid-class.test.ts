@@ -14,7 +14,7 @@ import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseClassDiagram } from '../src/canvasapi/tasks/mermaid-class.js';
 import { boxesPlanParts } from '../src/canvasapi/tasks/mermaid-boxes.js';
 import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
-import { boardItems, platform } from './support/sandbox-board.js';
+import { boardWithItems, platform } from './support/sandbox-board.js';
 import { boardConnectors, checkBoxes } from './support/diagram-boxes.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -264,18 +264,8 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
     await sandbox?.close();
   });
 
-  /** A board with two items on it, where the drawing must not go. */
-  async function boardWithItems(name: string): Promise<{ board: string; before: J[] }> {
-    const board = (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
-    await platform(sandbox, 'POST', `/v2/boards/${board}/items/bulk`, [
-      { type: 'sticky_note', data: { content: '<p>Already here</p>' }, position: { x: 0, y: 0 } },
-      { type: 'shape', data: { content: '<p>Old shape</p>', shape: 'rectangle' }, position: { x: 400, y: 300 }, geometry: { width: 400, height: 200 } },
-    ]);
-    return { board, before: await boardItems(sandbox, board) };
-  }
-
   it('the documentation\'s animals: a box per class with every member, inheritance with hollow triangles at Animal, parents above, clear of the board', async () => {
-    const { board, before: existing } = await boardWithItems('Animals');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Animals');
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: ANIMALS });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
@@ -289,7 +279,7 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
   });
 
   it('direction LR: parents left of their children, each connector leaving the side that faces the other box', async () => {
-    const { board, before: existing } = await boardWithItems('Animals LR');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Animals LR');
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: ANIMALS.replace('classDiagram', 'classDiagram\n    direction LR') });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
@@ -302,7 +292,7 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
   });
 
   it('every kind of relation, with cardinalities near their ends and the label in the middle', async () => {
-    const { board, before: existing } = await boardWithItems('Relations');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Relations');
     const mermaid = `${RELATIONS}\nCustomer "1" --> "*" Ticket : opens\nAnimal <|--|> Zebra\nbar ()-- foo`;
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
     assert.equal(result.isError, false, JSON.stringify(result.data));
@@ -326,7 +316,7 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
   });
 
   it('namespaces are frames holding their classes; generics and annotations shown; a style fill colours its box', async () => {
-    const { board, before: existing } = await boardWithItems('Namespaces');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Namespaces');
     const mermaid = ['classDiagram', 'namespace Shapes {', '  class Shape{', '    <<interface>>', '    +draw()', '  }', '  class Square~T~', '}', 'Shape <|.. Square', 'Square : +List~T~ corners', 'style Square fill:#a6ccf5'].join('\n');
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
     assert.equal(result.isError, false, JSON.stringify(result.data));
@@ -346,7 +336,7 @@ describe('CreateDiagram with a class diagram, against the sandbox', () => {
   });
 
   it('a diagram it cannot read is refused with its lines, nothing sent', async () => {
-    const { board } = await boardWithItems('Refused');
+    const { board } = await boardWithItems(sandbox, 'Refused');
     const sent = sandbox.requests.length;
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: 'classDiagram\nA <|-- B\nA ~~ C\nclass D {' });
     assert.equal(result.isError, true);

@@ -8,26 +8,22 @@
  * those caps and caption positions; a failure part-way; the cost against the contract's tools.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { RunningSandbox } from '../src/sandbox/server.js';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
+import { type AnyToolServer } from '../src/core/tools/registry.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseErDiagram } from '../src/canvasapi/tasks/mermaid-er.js';
 import { boxesPlanParts } from '../src/canvasapi/tasks/mermaid-boxes.js';
 import { boardSvg, toPictureConnectors, type PictureItem } from '../src/canvasapi/tasks/board-picture.js';
-import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
-import { boardItems, platform } from './support/sandbox-board.js';
+import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, startTestSandbox } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
+import { boardItems, boardWithItems, platform } from './support/sandbox-board.js';
 import { boardConnectors, checkBoxes } from './support/diagram-boxes.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const problemsOf = (text: string): string[] => {
   try {
@@ -200,17 +196,8 @@ describe('CreateDiagram with an ER diagram, against the sandbox', () => {
     await sandbox?.close();
   });
 
-  async function boardWithItems(name: string): Promise<{ board: string; before: J[] }> {
-    const board = (await platform(sandbox, 'POST', '/v2/boards', { name })).id as string;
-    await platform(sandbox, 'POST', `/v2/boards/${board}/items/bulk`, [
-      { type: 'sticky_note', data: { content: '<p>Already here</p>' }, position: { x: 0, y: 0 } },
-      { type: 'shape', data: { content: '<p>Old shape</p>', shape: 'rectangle' }, position: { x: 400, y: 300 }, geometry: { width: 400, height: 200 } },
-    ]);
-    return { board, before: await boardItems(sandbox, board) };
-  }
-
   it('the sandbox stores every ERD cap and caption positions, as the spec describes them, and refuses a cap the spec does not list', async () => {
-    const { board, before: items } = await boardWithItems('Caps');
+    const { board, before: items } = await boardWithItems(sandbox, 'Caps');
     const [a, b] = items.map((i) => i.id);
     for (const cap of ['erd_one', 'erd_many', 'erd_only_one', 'erd_zero_or_one', 'erd_one_or_many', 'erd_zero_or_many', 'triangle', 'filled_diamond', 'diamond', 'oval', 'arrow']) {
       const made = await platform(sandbox, 'POST', `/v2/boards/${board}/connectors`, { startItem: { id: a }, endItem: { id: b }, captions: [{ content: 'has' }, { content: '1', position: '12%' }, { content: '*', position: '88%' }], style: { startStrokeCap: cap, endStrokeCap: cap, strokeStyle: 'dashed' } });
@@ -227,7 +214,7 @@ describe('CreateDiagram with an ER diagram, against the sandbox', () => {
   });
 
   it('the documentation\'s cars: a box per entity with every attribute, crow\'s feet at each end, labels, clear of the board', async () => {
-    const { board, before: existing } = await boardWithItems('Cars');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Cars');
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: CARS });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
@@ -241,7 +228,7 @@ describe('CreateDiagram with an ER diagram, against the sandbox', () => {
   });
 
   it('the documentation\'s orders: the non-identifying relationship dashed; within frame_title, the frame holds every box', async () => {
-    const { board, before: existing } = await boardWithItems('Orders');
+    const { board, before: existing } = await boardWithItems(sandbox, 'Orders');
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: ORDERS, frame_title: 'Orders' });
     assert.equal(result.isError, false, JSON.stringify(result.data));
     const data = result.data as J;
@@ -255,7 +242,7 @@ describe('CreateDiagram with an ER diagram, against the sandbox', () => {
   });
 
   it('a refused ER diagram sends nothing', async () => {
-    const { board } = await boardWithItems('Refused');
+    const { board } = await boardWithItems(sandbox, 'Refused');
     const sent = sandbox.requests.length;
     const result = await callTool(server, 'CanvasApi.CreateDiagram', { board_id: board, mermaid: 'erDiagram\nA ||--o B : x' });
     assert.equal(result.isError, true);
@@ -327,15 +314,7 @@ describe('An ER diagram against the contract tools: calls and tokens', () => {
 
   it('"Draw this ER diagram (4 entities, 3 relations)": the contract plan vs one call, the figures docs/tasks.md gives', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'ER cost' })).id as string;
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     // The contract plan: both body schemas, one bulk create of the four boxes (sized and placed by hand), a connector per relation with its caps and caption.
     await call('contract', 'CanvasApi.AddItemsToCanvasBoard', { mode: 'get_request_schema' });
     await call('contract', 'CanvasApi.AddConnectorToBoard', { mode: 'get_request_schema' });
@@ -353,13 +332,8 @@ describe('An ER diagram against the contract tools: calls and tokens', () => {
     }
     const drawn = await call('task', 'CanvasApi.CreateDiagram', { board_id: board, mermaid: CARS, origin_x: 0, origin_y: 2000 });
     assert.equal(Object.keys(drawn.node_items).length, 4);
-    if (process.env.MEASURE === '1') console.log(`ER: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tool ${cost.task.calls} call ${cost.task.tokens} tokens`);
     assert.equal(cost.contract.calls, 6);
     assert.ok(cost.task.tokens < cost.contract.tokens / 4, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const page = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8');
-    const row = page.split('\n').find((line) => line.startsWith('| Draw this ER diagram (4 entities, 3 relations) |'));
-    assert.ok(row, 'docs/tasks.md has the row "Draw this ER diagram (4 entities, 3 relations)"');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateDiagram \`mermaid\` \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow('Draw this ER diagram (4 entities, 3 relations)', cost, 'CreateDiagram `mermaid`');
   });
 });

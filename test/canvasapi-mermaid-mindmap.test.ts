@@ -7,12 +7,8 @@
  * reported with its branch not sent; and the cost against the contract's one call per node.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
+import { type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseMindmap } from '../src/canvasapi/tasks/mermaid-mindmap.js';
@@ -20,7 +16,8 @@ import { layOutMindmap } from '../src/canvasapi/tasks/draw-mindmap.js';
 import { viewDataOf } from '../src/core/tools/result-view.js';
 import { CallBudget, WorkScope } from '../src/core/call-budget.js';
 import { createAnyDiagram } from '../src/canvasapi/tasks/mermaid-kinds.js';
-import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, startTestSandbox } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -28,7 +25,6 @@ import { createDiagramBudget, MERMAID_CHARS } from '../src/canvasapi/task-vocabu
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Mermaid's documentation, "Mindmap": its first example. */
 const DOCS_EXAMPLE = `mindmap
@@ -309,15 +305,7 @@ describe('a mind map against the contract tools: calls and tokens', () => {
 
   it('the documented 15-node mind map: one AddMindmapNode per node vs one call, the figures docs/tasks.md gives', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Mind map cost' })).id as string;
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     // The contract plan: each node in order, its parent's ID from the answer before, positions worked out by hand.
     const written = parseMindmap(DOCS_EXAMPLE).nodes;
     const ids: string[] = [];
@@ -327,12 +315,8 @@ describe('a mind map against the contract tools: calls and tokens', () => {
     }
     const drawn = await call('task', 'CanvasApi.CreateDiagram', { board_id: board, mermaid: DOCS_EXAMPLE });
     assert.equal(Object.keys(drawn.node_items).length, 15);
-    if (process.env.MEASURE === '1') console.log(`mindmap: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tool ${cost.task.calls} call ${cost.task.tokens} tokens`);
     assert.ok(cost.task.tokens < cost.contract.tokens / 2, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const row = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8').split('\n').find((line) => line.startsWith('| Mermaid\'s 15-node example mind map |'));
-    assert.ok(row, 'docs/tasks.md has the row');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateDiagram \`mermaid\` \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow("Mermaid's 15-node example mind map", cost, 'CreateDiagram `mermaid`');
   });
 });
 

@@ -8,17 +8,14 @@
  * every request valid for the official spec; and the cost against the contract's tools.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from '../src/core/tools/context-size.js';
-import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
+import { type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { MermaidError } from '../src/canvasapi/tasks/mermaid.js';
 import { parseSequence } from '../src/canvasapi/tasks/mermaid-sequence.js';
 import { toPictureConnectors } from '../src/canvasapi/tasks/board-picture.js';
-import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, outcomeOf, startTestSandbox } from './support/harness.js';
+import { callTool, canvasApiServerFor, canvasApiWithSecondBulkFailing, startTestSandbox } from './support/harness.js';
+import { assertCostRow, costTally } from './support/task-cost.js';
 import { boardItems, platform } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
@@ -26,7 +23,6 @@ import { createDiagramBudget, MERMAID_CHARS } from '../src/canvasapi/task-vocabu
 
 type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Mermaid's documentation, "Sequence diagrams": its first examples, joined. */
 const DOCS_EXAMPLE = `sequenceDiagram
@@ -335,15 +331,7 @@ describe('a sequence diagram against the contract tools: calls and tokens', () =
 
   it('a 3-participant sequence of 6 messages and a note: the contract plan vs one call, the figures docs/tasks.md gives', async () => {
     const board = (await platform(sandbox, 'POST', '/v2/boards', { name: 'Sequence cost' })).id as string;
-    const cost = { contract: { calls: 0, tokens: 0 }, task: { calls: 0, tokens: 0 } };
-    const call = async (which: 'contract' | 'task', name: string, args: Record<string, unknown>): Promise<J> => {
-      const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
-      const { data, isError } = outcomeOf(raw);
-      assert.equal(isError, false, `${name}: ${JSON.stringify(data)}`);
-      cost[which].calls++;
-      cost[which].tokens += await countTokens((raw.content[0] as { text: string }).text);
-      return data;
-    };
+    const { cost, call } = costTally(server);
     const messages: [number, number, string][] = [[0, 1, 'Log in'], [1, 2, 'Check password'], [2, 1, 'OK'], [1, 0, 'Session'], [0, 1, 'Get orders'], [1, 0, 'Orders']];
     const names = ['Browser', 'API', 'Auth'];
     // The contract plan: both body schemas, one bulk create of heads, lifelines and the note, a connector per message at its height.
@@ -363,12 +351,8 @@ describe('a sequence diagram against the contract tools: calls and tokens', () =
     const mermaid = `sequenceDiagram\n${messages.map(([from, to, label], k) => `  ${names[from]}->>${names[to]}: ${label}${k === 1 ? '\n  Note right of Auth: Passwords are hashed' : ''}`).join('\n')}`;
     const drawn = await call('task', 'CanvasApi.CreateDiagram', { board_id: board, mermaid });
     assert.equal(drawn.connector_items.length, 6);
-    if (process.env.MEASURE === '1') console.log(`sequence: contract ${cost.contract.calls} calls ${cost.contract.tokens} tokens; task tool ${cost.task.calls} call ${cost.task.tokens} tokens`);
     assert.ok(cost.task.tokens < cost.contract.tokens / 2, `${cost.task.tokens} vs ${cost.contract.tokens}`);
-    const n = (value: number) => value.toLocaleString('en-US');
-    const row = readFileSync(path.join(ROOT, 'docs', 'tasks.md'), 'utf8').split('\n').find((line) => line.startsWith('| A sequence of 3 participants, 6 messages and a note |'));
-    assert.ok(row, 'docs/tasks.md has the row');
-    assert.match(row, new RegExp(`\\| ${cost.contract.calls} \\| ${n(cost.contract.tokens)} \\| CreateDiagram \`mermaid\` \\| 1 \\| ${n(cost.task.tokens)} \\|$`), `docs/tasks.md: ${row}`);
+    assertCostRow('A sequence of 3 participants, 6 messages and a note', cost, 'CreateDiagram `mermaid`');
   });
 });
 

@@ -22,7 +22,7 @@ import { RESULT_BUDGET_BYTES } from '../src/core/tools/result-budget.js';
 import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { callTool, canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
-import { boardItems, platform } from './support/sandbox-board.js';
+import { boardItems, platform, workshopBoard } from './support/sandbox-board.js';
 import { loadMiroValidators, MIRO_SPEC, variantPath } from './support/miro-spec.js';
 import { loadReferenceJson, skipUnlessReference } from './support/reference.js';
 
@@ -528,32 +528,8 @@ describe('ReadBoard format "outline" on the workshop board of test/canvasapi-tas
   it('"What is on this board, in what order, and what is unclear?" on 64 items: the contract plan against one outline call', async () => {
     sandbox = await startTestSandbox();
     const server = canvasApiServerFor(sandbox.canvasapi);
-    const http = (method: string, p: string, body?: unknown) => platform(sandbox, method, p, body);
     // The same board as there: 2 frames, 50 sticky notes, 8 shapes, 4 texts; 3 tags on 12 notes; 8 connectors.
-    const board = (await http('POST', '/v2/boards', { name: 'Pricing workshop', description: 'Ideas and decisions on the new pricing page.' })).id;
-    const frames: J[] = [];
-    for (const [i, title] of ['Ideas', 'Decisions'].entries()) frames.push(await http('POST', `/v2/boards/${board}/frames`, { data: { title, format: 'custom', type: 'freeform' }, position: { x: i * 3000, y: 0 }, geometry: { width: 2800, height: 2000 } }));
-    const topics = ['pricing tiers', 'free trial length', 'annual discount', 'enterprise seats', 'usage limits', 'onboarding emails', 'checkout flow', 'invoice currency', 'student plan', 'refund policy'];
-    const notes = Array.from({ length: 50 }, (_, n) => ({
-      type: 'sticky_note',
-      data: { content: `<p>${topics[n % 10]}: ${['keep it simple', 'ask sales first', 'test with 5 customers', 'compare with competitors', 'needs legal review'][n % 5]}</p>` },
-      style: { fillColor: ['yellow', 'light_green', 'light_blue'][n % 3] },
-      position: { x: 200 + (n % 10) * 240, y: 200 + Math.floor(n / 10) * 240 },
-      parent: { id: frames[n < 30 ? 0 : 1].id },
-    }));
-    const others = [
-      ...Array.from({ length: 8 }, (_, n) => ({ type: 'shape', data: { content: `<p>Step ${n + 1}</p>`, shape: 'round_rectangle' }, position: { x: 6500 + n * 300, y: 0 }, geometry: { width: 200, height: 100 } })),
-      ...Array.from({ length: 4 }, (_, n) => ({ type: 'text', data: { content: `<p><strong>Note ${n + 1}</strong>: read the survey</p>` }, position: { x: 6500 + n * 300, y: 600 } })),
-    ];
-    const created: J[] = [];
-    for (const batch of [notes.slice(0, 20), notes.slice(20, 40), [...notes.slice(40), ...others.slice(0, 10)], others.slice(10)]) created.push(...(await http('POST', `/v2/boards/${board}/items/bulk`, batch)).data);
-    for (const [t, title] of ['Vote', 'Risk', 'Follow-up'].entries()) {
-      const tag = await http('POST', `/v2/boards/${board}/tags`, { title });
-      for (let k = 0; k < 4; k++) await http('POST', `/v2/boards/${board}/items/${created[t * 4 + k].id}?tag_id=${tag.id}`);
-    }
-    const shapes = created.filter((item) => item.type === 'shape');
-    for (let k = 0; k < 7; k++) await http('POST', `/v2/boards/${board}/connectors`, { startItem: { id: shapes[k].id }, endItem: { id: shapes[k + 1].id }, ...(k % 3 === 0 ? { captions: [{ content: 'then' }] } : {}) });
-    await http('POST', `/v2/boards/${board}/connectors`, { startItem: { id: created[0].id }, endItem: { id: created[1].id } });
+    const board = await workshopBoard(sandbox);
 
     const call = async (cost: { calls: number; tokens: number }, name: string, args: Record<string, unknown>): Promise<J> => {
       const raw = await executeTool(server, findTool(server, name)!, args, new AbortController().signal);
@@ -575,6 +551,7 @@ describe('ReadBoard format "outline" on the workshop board of test/canvasapi-tas
     for (const tag of tags.data) await call(contract, 'CanvasApi.RetrieveItemsByTag', { board_id: board, tag_identifier: tag.id, max_items_to_retrieve: '50' });
     const outline = (await call(task, 'CanvasApi.ReadBoard', { board_id: board, format: 'outline' })).outline;
     // What it says: the two frames left to right, a cluster in each, the note connector and the chain of 8 steps.
+    const frames = (await boardItems(sandbox, board)).filter((item) => item.type === 'frame').sort((a, b) => a.position.x - b.position.x);
     assert.deepEqual(outline.frames.map((line: string) => idsIn(line)[0]), frames.map((f) => f.id));
     assert.equal(outline.clusters.length, 2);
     assert.deepEqual(outline.flows.map((line: string) => idsIn(line).length), [2, 8]);

@@ -13,6 +13,7 @@ import { countTokens } from '../src/core/tools/context-size.js';
 import { executeTool, findTool, type AnyToolServer } from '../src/core/tools/registry.js';
 import type { RunningSandbox } from '../src/sandbox/server.js';
 import { canvasApiServerFor, outcomeOf, startTestSandbox } from './support/harness.js';
+import { workshopBoard } from './support/sandbox-board.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -38,41 +39,11 @@ describe('task tools cost well under half the tokens of the contract-only path',
     return data;
   };
 
-  const platform = async (method: string, path: string, body?: unknown): Promise<J> => {
-    const response = await fetch(`${sandbox.canvasapi.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${sandbox.canvasapi.token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return response.status === 204 ? undefined : response.json();
-  };
-
   before(async () => {
     sandbox = await startTestSandbox();
     server = canvasApiServerFor(sandbox.canvasapi);
     // A 64-item workshop board: 2 frames, 50 sticky notes, 8 shapes, 4 texts; 3 tags on 12 notes; 8 connectors.
-    board = (await platform('POST', '/v2/boards', { name: 'Pricing workshop', description: 'Ideas and decisions on the new pricing page.' })).id;
-    const frames = await Promise.all(
-      ['Ideas', 'Decisions'].map((title, i) => platform('POST', `/v2/boards/${board}/frames`, { data: { title, format: 'custom', type: 'freeform' }, position: { x: i * 3000, y: 0 }, geometry: { width: 2800, height: 2000 } })),
-    );
-    const topics = ['pricing tiers', 'free trial length', 'annual discount', 'enterprise seats', 'usage limits', 'onboarding emails', 'checkout flow', 'invoice currency', 'student plan', 'refund policy'];
-    const notes = Array.from({ length: 50 }, (_, n) => ({
-      type: 'sticky_note',
-      data: { content: `<p>${topics[n % 10]}: ${['keep it simple', 'ask sales first', 'test with 5 customers', 'compare with competitors', 'needs legal review'][n % 5]}</p>` },
-      style: { fillColor: ['yellow', 'light_green', 'light_blue'][n % 3] },
-      position: { x: 200 + (n % 10) * 240, y: 200 + Math.floor(n / 10) * 240 },
-      parent: { id: frames[n < 30 ? 0 : 1].id },
-    }));
-    const others = [
-      ...Array.from({ length: 8 }, (_, n) => ({ type: 'shape', data: { content: `<p>Step ${n + 1}</p>`, shape: 'round_rectangle' }, position: { x: 6500 + n * 300, y: 0 }, geometry: { width: 200, height: 100 } })),
-      ...Array.from({ length: 4 }, (_, n) => ({ type: 'text', data: { content: `<p><strong>Note ${n + 1}</strong>: read the survey</p>` }, position: { x: 6500 + n * 300, y: 600 } })),
-    ];
-    const created: J[] = [];
-    for (const batch of [notes.slice(0, 20), notes.slice(20, 40), [...notes.slice(40), ...others.slice(0, 10)], others.slice(10)]) created.push(...(await platform('POST', `/v2/boards/${board}/items/bulk`, batch)).data);
-    for (const [t, title] of ['Vote', 'Risk', 'Follow-up'].entries()) {
-      const tag = await platform('POST', `/v2/boards/${board}/tags`, { title });
-      for (let k = 0; k < 4; k++) await platform('POST', `/v2/boards/${board}/items/${created[t * 4 + k].id}?tag_id=${tag.id}`);
-    }
-    const shapes = created.filter((item) => item.type === 'shape');
-    for (let k = 0; k < 7; k++) await platform('POST', `/v2/boards/${board}/connectors`, { startItem: { id: shapes[k].id }, endItem: { id: shapes[k + 1].id }, ...(k % 3 === 0 ? { captions: [{ content: 'then' }] } : {}) });
-    await platform('POST', `/v2/boards/${board}/connectors`, { startItem: { id: created[0].id }, endItem: { id: created[1].id } });
+    board = await workshopBoard(sandbox);
   });
   after(async () => {
     await sandbox?.close();
