@@ -10,6 +10,7 @@
  *    through a second document that holds only them, under distinct path prefixes
  *    (`/__<variant>/v2/...`, see `variantPath`).
  */
+import type { RecordedRequest } from '../../src/sandbox/recording.js';
 import { loadOpenApi, patchSpec, type OpenApiValidator } from './openapi.js';
 
 export const MIRO_SPEC = 'miro-openapi.json';
@@ -74,4 +75,25 @@ export function loadMiroValidators(spec: unknown): MiroValidators {
 /** The path to give the validator for a request of an operation variant (or the path itself). */
 export function variantPath(variant: MiroVariant | undefined, path: string): string {
   return variant ? `/__${variant}${path}` : path;
+}
+
+/**
+ * Each request the sandbox recorded, checked against the spec: its operation (a variant by its
+ * query: `tag_id` the by-tag one, `parent_item_id` the in-frame one), its parameters and its body.
+ * The problems, one line each (none: every request is one the spec allows).
+ */
+export function specProblems(validators: MiroValidators, requests: readonly RecordedRequest[]): string[] {
+  const problems: string[] = [];
+  for (const req of requests) {
+    const keys = new Set(req.query.map(([key]) => key));
+    const variant: MiroVariant | undefined = keys.has('tag_id') ? 'by-tag' : keys.has('parent_item_id') ? 'in-frame' : undefined;
+    const validator = variant ? validators.alt : validators.main;
+    const path = variantPath(variant, req.path);
+    if (!validator.findOperation(req.method, path)) {
+      problems.push(`${req.method} ${req.path}: no such operation in the spec`);
+      continue;
+    }
+    for (const e of validator.validateRequest({ method: req.method, path, query: req.query, headers: req.headers, body: req.body })) problems.push(`${req.method} ${req.path}: ${e}`);
+  }
+  return problems;
 }
